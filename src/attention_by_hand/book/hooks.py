@@ -1,0 +1,129 @@
+"""MkDocs hook: figures drawn at build time, and maths turned into MathML.
+
+Listed first under ``hooks:`` in ``mkdocs.yml``.
+
+Figures
+    Every figure in :data:`attention_by_hand.book.registry.FIGURES` is drawn
+    in both palettes, in memory, and added to the site as a generated file
+    (``figures/<name>-light.svg`` and ``-dark.svg``). Nothing is written into
+    ``docs/``. A page shows a figure with a line of its own::
+
+        [[figure: attention-row]]
+
+    which becomes a ``<figure>`` with the light and dark images, alt text, a
+    caption stating the inputs, and a link to the full-size image. An unknown
+    name stops the build, naming the page and the figure.
+
+Maths
+    ``pymdownx.arithmatex`` (generic mode) marks ``$...$`` and ``$$...$$``;
+    this hook replaces each with MathML made by latex2mathml, so the browser
+    draws the maths itself: no script, no web font, no CDN.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import sys
+
+# `mkdocs serve` loads this file afresh on every rebuild, but Python keeps the
+# package's modules cached. Drop them so a change under src/ is drawn anew.
+for _name in [n for n in sys.modules if n.split(".")[0] == "attention_by_hand"]:
+    del sys.modules[_name]
+
+from latex2mathml.converter import convert as latex_to_mathml  # noqa: E402
+from mkdocs.config.defaults import MkDocsConfig  # noqa: E402
+from mkdocs.exceptions import PluginError  # noqa: E402
+from mkdocs.structure.files import File, Files  # noqa: E402
+from mkdocs.structure.pages import Page  # noqa: E402
+from mkdocs.utils import get_relative_url  # noqa: E402
+
+from attention_by_hand.book.markdown import replace_outside_fences  # noqa: E402
+from attention_by_hand.book.registry import FIGURES, PALETTE_NAMES  # noqa: E402
+
+FIGURE_LINE = re.compile(r"^\[\[figure:\s*(?P<name>[^\]\s]*)\s*\]\][ \t]*$", re.MULTILINE)
+SVG_SIZE = re.compile(rb'<svg[^>]*?width="(?P<w>[\d.]+)pt" height="(?P<h>[\d.]+)pt"')
+MATH = re.compile(
+    r'<(?P<tag>span|div) class="arithmatex">\s*\\[\(\[](?P<tex>.*?)\\[\)\]]\s*</(?P=tag)>',
+    re.DOTALL,
+)
+
+
+#: Width and height in CSS pixels of each figure drawn in this build.
+_SIZES: dict[str, tuple[int, int]] = {}
+
+
+# ---------------------------------------------------------------------------
+# Hooks
+# ---------------------------------------------------------------------------
+
+
+def on_files(files: Files, *, config: MkDocsConfig) -> Files:
+    """Draw every registered figure in both palettes into the build, in memory."""
+    _SIZES.clear()
+    for spec in FIGURES.values():
+        for palette in PALETTE_NAMES:
+            svg = spec.svg(palette)
+            files.append(File.generated(config, spec.path(palette), content=svg))
+        size = SVG_SIZE.search(svg)
+        # SVG sizes are in points; CSS pixels are 4/3 of a point
+        _SIZES[spec.name] = (round(float(size["w"]) * 4 / 3), round(float(size["h"]) * 4 / 3))
+    return files
+
+
+def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """Replace each ``[[figure: name]]`` line with the figure's HTML."""
+
+    def figure_html(match: re.Match[str]) -> str:
+        return _figure_html(match["name"], page)
+
+    return replace_outside_fences(FIGURE_LINE, figure_html, markdown)
+
+
+def on_page_content(html_text: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """Turn arithmatex's TeX spans into MathML."""
+
+    def mathml(match: re.Match[str]) -> str:
+        tex = html.unescape(match["tex"]).strip()
+        display = "block" if match["tag"] == "div" else "inline"
+        try:
+            return latex_to_mathml(tex, display=display)
+        except Exception as error:
+            raise PluginError(
+                f"{page.file.src_uri}: cannot turn the maths ${tex}$ into MathML ({error})"
+            ) from error
+
+    return MATH.sub(mathml, html_text)
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+
+
+def _figure_html(name: str, page: Page) -> str:
+    spec = FIGURES.get(name)
+    if spec is None:
+        known = ", ".join(sorted(FIGURES))
+        raise PluginError(
+            f"{page.file.src_uri}: unknown figure '{name}' in [[figure: {name}]]. "
+            f"Known figures: {known}. Add new ones to attention_by_hand/book/registry.py"
+        )
+    alt = html.escape(spec.alt, quote=True)
+    caption = html.escape(spec.caption)
+    width, height = _SIZES[name]
+    images, links = [], []
+    for palette in PALETTE_NAMES:
+        url = get_relative_url(spec.path(palette), page.url)
+        images.append(
+            f'<img src="{url}#only-{palette}" alt="{alt}" width="{width}" height="{height}" '
+            f'loading="lazy" decoding="async">'
+        )
+        links.append(
+            f'<a class="abh-full-size abh-only-{palette}" href="{url}">view full-size image</a>'
+        )
+    return (
+        f'\n<figure class="abh-figure" id="figure-{name}">\n'
+        + "\n".join(images)
+        + f"\n<figcaption>{caption} {' '.join(links)}</figcaption>\n</figure>\n"
+    )
