@@ -78,7 +78,7 @@ def softmax(scores: ArrayLike, axis: int = -1) -> NDArray[np.floating]:
     x = _real_array(scores, "scores")
     axis = _check_axis(axis, x.ndim, "scores")
     _check_nonempty_axis(x, axis, "scores")
-    _check_finite(x, np.ones(x.shape, dtype=bool), "scores")
+    _check_finite(x, None, "scores")
     # [..., n] -> [..., n]
     e = np.exp(x - x.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
@@ -258,8 +258,9 @@ def scaled_dot_product_attention(
         )
     if va.shape[-1] == 0:
         raise ValueError(f"v has shape {va.shape}: d_v must be at least 1")
-    _check_finite(va, np.ones(va.shape, dtype=bool), "v")
+    _check_finite(va, None, "v")
     _check_batch(ka.shape[:-2], va.shape[:-2], "k", "v")
+    _check_batch(qa.shape[:-2], va.shape[:-2], "q", "v")
     w = attention_weights(qa, ka, allowed=allowed, scale=scale, empty_rows=empty_rows)
     # [..., L, S] @ [..., S, d_v] -> [..., L, d_v]
     return w @ va.astype(w.dtype, copy=False)
@@ -415,8 +416,8 @@ def _check_qk(q: ArrayLike, k: ArrayLike) -> tuple[NDArray, NDArray]:
     if ka.shape[-2] == 0:
         raise ValueError(f"k has shape {ka.shape}: at least one key (S >= 1) is needed")
     _check_batch(qa.shape[:-2], ka.shape[:-2], "q", "k")
-    _check_finite(qa, np.ones(qa.shape, dtype=bool), "q")
-    _check_finite(ka, np.ones(ka.shape, dtype=bool), "k")
+    _check_finite(qa, None, "q")
+    _check_finite(ka, None, "k")
     return qa, ka
 
 
@@ -429,12 +430,14 @@ def _check_batch(a: tuple[int, ...], b: tuple[int, ...], name_a: str, name_b: st
         ) from None
 
 
-def _check_finite(x: NDArray, where: NDArray[np.bool_], name: str) -> None:
-    bad = ~np.isfinite(x) & where
+def _check_finite(x: NDArray, where: NDArray[np.bool_] | None, name: str) -> None:
+    # where=None: every entry must be finite; else only the entries where `where` is True
+    bad = ~np.isfinite(x) if where is None else ~np.isfinite(x) & where
     if bad.any():
         index = tuple(int(i) for i in np.argwhere(bad)[0])
+        place = "everywhere (no NaN or infinity)" if where is None else "at allowed positions"
         raise ValueError(
-            f"{name} must be finite at allowed positions; found {x[index]} at index {index} "
+            f"{name} must be finite {place}; found {x[index]} at index {index} "
             f"({int(bad.sum())} such entr{'y' if bad.sum() == 1 else 'ies'} in all)"
         )
 
@@ -458,7 +461,9 @@ def _check_nonempty_axis(x: NDArray, axis: int, name: str) -> None:
 
 def _check_scale(scale: object) -> float:
     if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
-        raise TypeError(f"scale must be a real number; got {scale!r} of type {type(scale).__name__}")
+        raise TypeError(
+            f"scale must be a real number; got {scale!r} of type {type(scale).__name__}"
+        )
     value = float(scale)
     if not math.isfinite(value) or value <= 0:
         raise ValueError(f"scale must be positive and finite; got {scale!r}")
