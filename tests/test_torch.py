@@ -1,0 +1,164 @@
+"""Cross-check against ``torch.nn.functional.scaled_dot_product_attention``.
+
+PyTorch is an independent implementation: where both are given the same
+seeded random inputs they must agree. Its boolean ``attn_mask`` uses our
+policy (True = the key takes part in attention).
+
+Torch is never a runtime dependency. The module is skipped with a reason
+when torch is not importable, except under CI (``CI=true``), where a missing
+torch or a version other than the one the lessons describe (2.13) fails.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from attention_by_hand.core import (
+    attention_weights,
+    causal_mask,
+    scaled_dot_product_attention,
+)
+
+IN_CI = os.environ.get("CI", "").lower() == "true"
+TORCH_VERSION = "2.13"  # the version whose behaviour the lessons state
+INSTALL_HINT = "`.venv/bin/pip install torch==2.13.0` to run the cross-check"
+
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:
+    torch = None
+if torch is None:
+    if IN_CI:
+        pytest.fail(f"CI=true but torch is not installed; {INSTALL_HINT}", pytrace=False)
+    pytest.skip(f"torch is not installed; {INSTALL_HINT}", allow_module_level=True)
+
+# dtype -> (NumPy dtype, tolerance for both rtol and atol)
+PRECISION = {
+    "float32": (np.float32, 1e-5),
+    "float64": (np.float64, 1e-12),
+}
+# (batch dimensions, L, S, d_k, d_v): no batch, batch, batch and heads; L != S
+SHAPES = [
+    ((), 3, 5, 4, 2),
+    ((), 6, 2, 3, 3),
+    ((2,), 4, 4, 8, 8),
+    ((2, 3), 5, 7, 16, 4),
+    ((3, 2), 7, 3, 2, 5),
+    ((1, 4), 1, 6, 3, 1),
+]
+SHAPE_IDS = [f"batch{b}-L{n_q}-S{n_k}-dk{dk}-dv{dv}" for b, n_q, n_k, dk, dv in SHAPES]
+
+
+def test_torch_version_is_the_one_the_lessons_describe() -> None:
+    if not torch.__version__.startswith(TORCH_VERSION):
+        message = (
+            f"torch {torch.__version__} is installed; the lessons' claims about PyTorch "
+            f"refer to {TORCH_VERSION} ({INSTALL_HINT})"
+        )
+        if IN_CI:
+            pytest.fail(message)
+        pytest.skip(message)
+    assert torch.__version__.startswith(TORCH_VERSION)
+
+
+def _inputs(seed: int, shape: tuple, dtype: type) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    batch, n_q, n_k, d_k, d_v = shape
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((*batch, n_q, d_k)).astype(dtype)
+    k = rng.standard_normal((*batch, n_k, d_k)).astype(dtype)
+    v = rng.standard_normal((*batch, n_k, d_v)).astype(dtype)
+    return q, k, v
+
+
+def _random_mask(seed: int, shape: tuple[int, ...]) -> np.ndarray:
+    """Random allowed mask in which every query keeps at least one key."""
+    rng = np.random.default_rng(seed)
+    allowed = rng.random(shape) < 0.5
+    keep = rng.integers(0, shape[-1], size=shape[:-1])
+    np.put_along_axis(allowed, keep[..., np.newaxis], True, axis=-1)
+    return allowed
+
+
+def _torch(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray | None = None, **kwargs
+) -> np.ndarray:
+    attn_mask = None if mask is None else torch.from_numpy(mask)
+    out = F.scaled_dot_product_attention(
+        torch.from_numpy(q), torch.from_numpy(k), torch.from_numpy(v), attn_mask=attn_mask, **kwargs
+    )
+    return out.numpy()
+
+
+@pytest.mark.parametrize("precision", list(PRECISION))
+@pytest.mark.parametrize("shape", SHAPES, ids=SHAPE_IDS)
+@pytest.mark.parametrize("scale", [None, 0.3], ids=["default scale", "scale=0.3"])
+def test_no_mask(shape: tuple, precision: str, scale: float | None) -> None:
+    dtype, tol = PRECISION[precision]
+    q, k, v = _inputs(10, shape, dtype)
+    ours = scaled_dot_product_attention(q, k, v, scale=scale)
+    assert ours.dtype == dtype
+    np.testing.assert_allclose(ours, _torch(q, k, v, scale=scale), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("precision", list(PRECISION))
+@pytest.mark.parametrize("shape", SHAPES, ids=SHAPE_IDS)
+@pytest.mark.parametrize("scale", [None, 2.0], ids=["default scale", "scale=2"])
+@pytest.mark.parametrize("mask_shape", ["[L, S]", "[..., L, S]"])
+def test_boolean_mask(shape: tuple, precision: str, scale: float | None, mask_shape: str) -> None:
+    dtype, tol = PRECISION[precision]
+    batch, n_q, n_k = shape[:3]
+    q, k, v = _inputs(20, shape, dtype)
+    mask = _random_mask(21, (n_q, n_k) if mask_shape == "[L, S]" else (*batch, n_q, n_k))
+    assert not mask.all()  # the mask really blocks something
+    ours = scaled_dot_product_attention(q, k, v, allowed=mask, scale=scale)
+    np.testing.assert_allclose(ours, _torch(q, k, v, mask, scale=scale), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("precision", list(PRECISION))
+@pytest.mark.parametrize("shape", SHAPES, ids=SHAPE_IDS)
+def test_causal_mask_matches_is_causal(shape: tuple, precision: str) -> None:
+    dtype, tol = PRECISION[precision]
+    _, n_q, n_k = shape[:3]
+    q, k, v = _inputs(30, shape, dtype)
+    ours = scaled_dot_product_attention(q, k, v, allowed=causal_mask(n_q, n_k))
+    np.testing.assert_allclose(ours, _torch(q, k, v, is_causal=True), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("precision", list(PRECISION))
+@pytest.mark.parametrize("shape", SHAPES, ids=SHAPE_IDS)
+def test_attention_weights_match_torch_through_identity_values(
+    shape: tuple, precision: str
+) -> None:
+    # with v = the S x S identity, the output rows are the weight rows
+    dtype, tol = PRECISION[precision]
+    batch, n_q, n_k = shape[:3]
+    q, k, _ = _inputs(40, shape, dtype)
+    eye = np.broadcast_to(np.eye(n_k, dtype=dtype), (*batch, n_k, n_k)).copy()
+    mask = _random_mask(41, (n_q, n_k))
+    ours = attention_weights(q, k, allowed=mask)
+    np.testing.assert_allclose(ours, _torch(q, k, eye, mask), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("precision", list(PRECISION))
+def test_fully_masked_row_gives_zeros_like_torch(precision: str) -> None:
+    # The lessons say torch 2.13 returns a zero row on the CPU where no key is
+    # allowed; check that claim here, and that empty_rows="zeros" matches it.
+    dtype, tol = PRECISION[precision]
+    q, k, v = _inputs(50, ((2, 2), 4, 5, 3, 2), dtype)
+    mask = _random_mask(51, (2, 2, 4, 5))
+    mask[0, 1, 2, :] = False
+    mask[1, 0, 0, :] = False
+    theirs = _torch(q, k, v, mask)
+    assert np.all(theirs[0, 1, 2] == 0.0)
+    assert np.all(theirs[1, 0, 0] == 0.0)
+    assert np.all(np.isfinite(theirs))
+    ours = scaled_dot_product_attention(q, k, v, allowed=mask, empty_rows="zeros")
+    assert np.all(ours[0, 1, 2] == 0.0)
+    assert np.all(ours[1, 0, 0] == 0.0)
+    np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
+    with pytest.raises(ValueError, match=r"no key is allowed in row\(s\) \(0, 1, 2\), \(1, 0, 0\)"):
+        scaled_dot_product_attention(q, k, v, allowed=mask)
