@@ -1,0 +1,216 @@
+"""The messages a contributor meets when a lesson is wrong.
+
+Each test breaks one thing in a copy of the project (never in the work tree),
+runs what a contributor runs (``pytest`` on the page, or
+``mkdocs build --strict``) in a subprocess, and checks that it fails with a
+message naming the page and the thing that is wrong. The page broken is the
+lesson template (``lesson-template.md``), copied in as a lesson, and the
+book's own lessons.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TEMPLATE = ROOT / "lesson-template.md"
+LESSON = "docs/lessons/contributing-example.md"
+LESSONS = sorted((ROOT / "docs" / "lessons").glob("*.md"))
+#: Left out of the copy: history, environments, caches and built sites.
+NOT_COPIED = {".git", ".venv", "site", "site-offline", "node_modules"}
+NOT_COPIED_ANYWHERE = {"__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache"}
+MIXTURE = "0.75 \N{MULTIPLICATION SIGN} 2 + 0.25 \N{MULTIPLICATION SIGN} 10"
+QUESTION = "The weights 0.75 and 0.25 mix the values 2 and 10. What is the output?"
+
+
+# ---------------------------------------------------------------------------
+# A copy of the project to break
+# ---------------------------------------------------------------------------
+
+
+def _ignore(directory: str, names: list[str]) -> set[str]:
+    ignored = {n for n in names if n in NOT_COPIED_ANYWHERE or n.endswith(".egg-info")}
+    if Path(directory) == ROOT:
+        ignored |= NOT_COPIED & set(names)
+    return ignored
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A copy of the project with the lesson template copied in as a lesson."""
+    copy = tmp_path / "project"
+    shutil.copytree(ROOT, copy, ignore=_ignore)
+    (copy / LESSON).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(TEMPLATE, copy / LESSON)
+    return copy
+
+
+def _edit(path: Path, old: str, new: str) -> str:
+    """Replace `old` (which must occur exactly once) by `new`; return the new text."""
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{path.name}: expected {old!r} exactly once"
+    text = text.replace(old, new)
+    path.write_text(text, encoding="utf-8")
+    return text
+
+
+def _drop_front_matter_key(path: Path, key: str) -> None:
+    """Remove `key` (and its indented continuation lines) from the page's front matter."""
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert lines[0].strip() == "---", f"{path.name}: no front matter"
+    end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
+    starts = [i for i in range(1, end) if lines[i].startswith(f"{key}:")]
+    assert len(starts) == 1, f"{path.name}: expected one '{key}:' line in the front matter"
+    stop = starts[0] + 1
+    while stop < end and lines[stop][:1] in {" ", "\t"}:
+        stop += 1
+    path.write_text("".join(lines[: starts[0]] + lines[stop:]), encoding="utf-8")
+
+
+def _run(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m <args>`` in the copy, importing the copy's own package."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"PYTEST_ADDOPTS", "OFFLINE", "PYTHONPATH"}
+    }
+    env.update(NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(project / "src"))
+    return subprocess.run(
+        [sys.executable, "-m", *args],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=900,
+    )
+
+
+def _pytest(project: Path, page: str) -> subprocess.CompletedProcess[str]:
+    return _run(project, "pytest", page, "-p", "no:cacheprovider", "--rootdir", str(project))
+
+
+def _build(project: Path) -> subprocess.CompletedProcess[str]:
+    return _run(project, "mkdocs", "build", "--strict", "-d", str(project.parent / "site"))
+
+
+def _output(result: subprocess.CompletedProcess[str]) -> str:
+    return f"{result.stdout}\n{result.stderr}"
+
+
+def _line_of(text: str, fragment: str) -> int:
+    return text[: text.index(fragment)].count("\n") + 1
+
+
+# ---------------------------------------------------------------------------
+# A number in the prose (claim)
+# ---------------------------------------------------------------------------
+
+
+def test_the_unbroken_copy_passes(project: Path) -> None:
+    """The control for every test below: the copied template's checks pass."""
+    result = _pytest(project, LESSON)
+    assert result.returncode == 0, _output(result)
+    assert re.search(r"\b3 passed\b", result.stdout), result.stdout
+
+
+def test_a_number_changed_in_the_prose_names_page_line_and_both_values(project: Path) -> None:
+    text = _edit(project / LESSON, "Take the values 2 and 10", "Take the values 3 and 10")
+    result = _pytest(project, LESSON)
+    assert result.returncode == 1, _output(result)
+    line = _line_of(text, "Take the values 3 and 10")
+    message = f"{LESSON}, line {line}: the prose says 3 where the check below it expects 2"
+    assert message in result.stdout, result.stdout
+
+
+def test_a_number_changed_in_prose_and_check_names_both_values(project: Path) -> None:
+    """The sentence and its check agree, but the code computes something else."""
+    _edit(project / LESSON, "with the weights 0.75 and 0.25.", "with the weights 0.65 and 0.25.")
+    text = _edit(
+        project / LESSON,
+        'claim("the values 2 and 10 with the weights 0.75 and 0.25"',
+        'claim("the values 2 and 10 with the weights 0.65 and 0.25"',
+    )
+    result = _pytest(project, LESSON)
+    assert result.returncode == 1, _output(result)
+    line = _line_of(text, "the weights 0.65 and 0.25")
+    message = f"{LESSON}, line {line}: the prose says 0.65 but the code computes 0.75"
+    assert message in result.stdout, result.stdout
+
+
+def test_a_reworded_sentence_names_the_page_and_the_missing_words(project: Path) -> None:
+    _edit(project / LESSON, "Take the values 2 and 10", "Mix the values 2 and 10")
+    _edit(project / LESSON, f"{MIXTURE} = 4: it", f"{MIXTURE} gives 4: it")
+    result = _pytest(project, LESSON)
+    assert result.returncode == 1, _output(result)
+    assert f"{LESSON}, line" in result.stdout, result.stdout
+    assert f"does not contain '{MIXTURE} = 4'" in result.stdout, result.stdout
+
+
+# ---------------------------------------------------------------------------
+# The build: figures, sources, quizzes, the lesson template
+# ---------------------------------------------------------------------------
+
+
+def test_an_unknown_figure_names_the_page_and_the_figure(project: Path) -> None:
+    _edit(project / LESSON, "[[figure: same-weights]]", "[[figure: same-wieghts]]")
+    result = _build(project)
+    assert result.returncode != 0, _output(result)
+    assert (
+        "lessons/contributing-example.md: unknown figure 'same-wieghts' in [[figure: same-wieghts]]"
+    ) in result.stderr, result.stderr
+
+
+def test_an_unknown_source_names_the_page_and_the_source(project: Path) -> None:
+    _edit(project / LESSON, "sources: [vaswani-2017]", "sources: [vaswani-2071]")
+    result = _build(project)
+    assert result.returncode != 0, _output(result)
+    errors = [line for line in result.stderr.splitlines() if "vaswani-2071" in line]
+    assert errors, result.stderr
+    assert any("lessons/contributing-example.md" in line for line in errors), result.stderr
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        pytest.param(
+            "  > 2 is the value with the larger weight, but the other value still counts.\n",
+            "",
+            id="choice-without-explanation",
+        ),
+        pytest.param("- [x] 4\n", "- [ ] 4\n", id="no-correct-choice"),
+    ],
+)
+def test_a_bad_quiz_names_the_page_and_the_question(project: Path, old: str, new: str) -> None:
+    _edit(project / LESSON, old, new)
+    result = _build(project)
+    assert result.returncode != 0, _output(result)
+    errors = [line for line in result.stderr.splitlines() if QUESTION in line]
+    assert errors, result.stderr
+    assert any("lessons/contributing-example.md" in line for line in errors), result.stderr
+
+
+def test_a_lesson_without_description_names_the_file(project: Path) -> None:
+    _drop_front_matter_key(project / LESSON, "description")
+    result = _build(project)
+    assert result.returncode != 0, _output(result)
+    assert f"{LESSON} does not follow the lesson template" in result.stderr, result.stderr
+    assert "no 'description' in the front matter" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
+def test_each_lesson_without_its_description_names_its_file(project: Path, lesson: Path) -> None:
+    (project / LESSON).unlink()
+    _drop_front_matter_key(project / lesson.relative_to(ROOT), "description")
+    result = _build(project)
+    assert result.returncode != 0, _output(result)
+    name = lesson.relative_to(ROOT).as_posix()
+    assert f"{name} does not follow the lesson template" in result.stderr, result.stderr
+    assert "no 'description' in the front matter" in result.stderr, result.stderr
