@@ -1,0 +1,189 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Explore attention yourself
+#
+# This notebook redoes the attention row of lesson 2 with the book's own
+# code, checks every number against the fractions worked out by hand, and
+# then lets you change the inputs and watch what follows.
+#
+# The page you are reading was produced by running the notebook when the
+# book was built. Each `assert` below compares the computed numbers with
+# the hand-worked ones, so if the code and the lesson ever disagreed, the
+# book would not build.
+#
+# To run it yourself, download the notebook (link above) and open it in
+# Jupyter from a Python environment that has NumPy, Matplotlib and the
+# book's `attention_by_hand` package. In a clone of the book's repository,
+# `make install` creates `.venv` with all three.
+
+# %% [markdown]
+# ## Set up
+#
+# `masked_softmax` turns one row of scores into weights, giving exactly
+# zero weight to blocked keys. `show_row` draws the row in the book's light
+# and dark palettes; the book shows the one that matches its palette, while
+# Jupyter shows both.
+
+# %%
+import base64
+import html
+from fractions import Fraction
+
+import numpy as np
+from IPython.display import HTML, display
+
+from attention_by_hand import masked_softmax
+from attention_by_hand.figures import attention_row, to_svg
+
+
+def show_row(scores, values, allowed=None, *, name="row"):
+    """Draw one attention row, once in each of the book's palettes."""
+    weights = masked_softmax(scores, [True] * len(scores) if allowed is None else allowed)
+    out = weights @ np.asarray(values, dtype=float)
+    alt = html.escape(
+        f"Left: bars for the weights {as_fractions(weights)} of keys 1 to {len(weights)}. "
+        f"Right: the value vectors, their weighted shares head to tail, and the output "
+        f"({as_fractions(out)}).",
+        quote=True,
+    )
+    images = []
+    for palette in ("light", "dark"):
+        figure = attention_row(scores=scores, values=values, allowed=allowed, palette=palette)
+        svg = base64.b64encode(to_svg(figure, salt=f"explore-{name}-{palette}")).decode()
+        images.append(
+            f'<img class="abh-only-{palette}" alt="{alt}" '
+            f'src="data:image/svg+xml;base64,{svg}">'
+        )
+    display(HTML('<div class="abh-nb-figure">' + "".join(images) + "</div>"))
+
+
+def as_fractions(xs):
+    """Write numbers as short fractions where they are close to one."""
+    return ", ".join(str(Fraction(float(x)).limit_denominator(100)) for x in np.ravel(xs))
+
+
+# %% [markdown]
+# ## Lesson 2's row, by the book's code
+#
+# One query, three keys. The scores are already scaled: 0, ln 2 and ln 3.
+# The values are v1 = (1, 0), v2 = (0, 2) and v3 = (3, 1).
+
+# %%
+scores = np.log([1.0, 2.0, 3.0])  # 0, ln 2, ln 3
+values = np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 1.0]])  # v1, v2, v3
+all_keys = np.array([True, True, True])
+
+weights = masked_softmax(scores, all_keys)  # [3]
+output = weights @ values  # [3] @ [3, 2] -> [2]
+print("weights:", as_fractions(weights))
+print("sum of weights:", as_fractions(weights.sum()))
+print("output:", as_fractions(output))
+
+# %% [markdown]
+# By hand: the exponentials of 0, ln 2 and ln 3 are 1, 2 and 3; they add
+# up to 6, so the weights are 1/6, 2/6 and 3/6 (1/6, 1/3 and 1/2 in lowest
+# terms). The output is
+# (1/6)(1, 0) + (2/6)(0, 2) + (3/6)(3, 1) = (1/6 + 9/6, 4/6 + 3/6) = (5/3, 7/6).
+# The cell below checks the code against that arithmetic, done again here
+# with exact fractions.
+
+# %%
+hand_weights = [Fraction(1, 6), Fraction(2, 6), Fraction(3, 6)]
+hand_values = [(1, 0), (0, 2), (3, 1)]
+hand_output = tuple(sum(w * v[i] for w, v in zip(hand_weights, hand_values)) for i in range(2))
+assert hand_output == (Fraction(5, 3), Fraction(7, 6))
+assert np.allclose(weights, [float(w) for w in hand_weights], rtol=0, atol=1e-12)
+assert np.allclose(output, [float(x) for x in hand_output], rtol=0, atol=1e-12)
+print("the code agrees with the hand calculation")
+
+# %%
+show_row(scores, values, name="lesson-2")
+
+# %% [markdown]
+# ## The same row under a causal mask
+#
+# Now the third key is a future position. Its score is left out before the
+# softmax: the remaining exponentials are 1 and 2, so the weights become
+# 1/3, 2/3 and 0, and the output is (1/3)(1, 0) + (2/3)(0, 2) = (1/3, 4/3).
+
+# %%
+causal = np.array([True, True, False])  # key 3 is blocked
+masked_weights = masked_softmax(scores, causal)
+masked_output = masked_weights @ values
+print("weights:", as_fractions(masked_weights))
+print("output:", as_fractions(masked_output))
+
+assert np.allclose(masked_weights, [1 / 3, 2 / 3, 0], rtol=0, atol=1e-12)
+assert masked_weights[2] == 0.0  # blocked means exactly zero
+assert np.allclose(masked_output, [1 / 3, 4 / 3], rtol=0, atol=1e-12)
+
+# %% [markdown]
+# Setting the old third weight to zero without renormalizing is a different
+# operation: the weights 1/6 and 2/6 that are left add up to only 1/2.
+
+# %%
+zeroed = np.where(causal, weights, 0.0)
+print("zeroed, not renormalized:", as_fractions(zeroed), "- sum", as_fractions(zeroed.sum()))
+assert np.isclose(zeroed.sum(), 1 / 2, rtol=0, atol=1e-12)
+
+# %%
+show_row(scores, values, causal, name="lesson-2-masked")
+
+# %% [markdown]
+# ## Your turn: change the inputs
+#
+# **Edit the cell below**, then run it and the cells after it. Try, for
+# example:
+#
+# - the same scores with v2 = (0, 20): the weights stay the same, the
+#   output moves a long way;
+# - equal scores: every allowed key gets the same weight;
+# - adding 5 to every score: nothing changes, softmax ignores a constant
+#   shift;
+# - blocking different keys with `allowed` (at least one must stay True).
+
+# %%
+# ✏️ EDIT THIS CELL: your inputs
+my_scores = [0.0, np.log(2), np.log(3)]  # one score per key, already scaled
+my_values = [[1, 0], [0, 2], [3, 1]]  # one two-dimensional value per key
+my_allowed = [True, True, False]  # True: the key takes part; False: blocked
+
+# %% [markdown]
+# The next cell computes your row with the book's code and with a plain
+# loop over the keys, and checks what must hold whatever the inputs:
+# weights are never negative, blocked keys get exactly zero, the allowed
+# weights add up to 1, and the output is the weighted sum of the values.
+
+# %%
+s = np.asarray(my_scores, dtype=float)
+v = np.asarray(my_values, dtype=float)
+keep = np.asarray(my_allowed, dtype=bool)
+
+my_weights = masked_softmax(s, keep)
+my_output = my_weights @ v
+print("weights:", np.round(my_weights, 4), "=", as_fractions(my_weights))
+print("output: ", np.round(my_output, 4))
+
+# the same row by hand: exponentials of the allowed scores, shifted by the largest
+top = max(score for score, ok in zip(s, keep) if ok)
+exps = [float(np.exp(score - top)) if ok else 0.0 for score, ok in zip(s, keep)]
+by_hand = [e / sum(exps) for e in exps]
+assert np.allclose(my_weights, by_hand, rtol=0, atol=1e-12)
+assert (my_weights >= 0).all() and (my_weights[~keep] == 0).all()
+assert np.isclose(my_weights.sum(), 1.0, rtol=0, atol=1e-12)
+assert np.allclose(my_output, sum(w * row for w, row in zip(by_hand, v)), rtol=0, atol=1e-12)
+
+# %%
+show_row(s, v, keep, name="yours")

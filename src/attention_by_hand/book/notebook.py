@@ -1,0 +1,226 @@
+"""MkDocs hook: the notebook page, offline, light, and offered as ``.ipynb``.
+
+Listed under ``hooks:`` in ``mkdocs.yml`` after ``hooks.py``. The plugin
+``mkdocs-jupyter`` turns ``docs/notebooks/*.py`` (jupytext percent format)
+into pages and runs them at build time; this hook finishes the job.
+
+Download
+    Each notebook is converted to ``.ipynb`` in memory (jupytext, without
+    outputs: the reader runs it) and added to the site next to its page, as
+    ``notebooks/<name>.ipynb``; the page starts with a link to it.
+    (``include_source: true`` would copy the ``.py`` file, not a notebook.)
+
+Nothing from a CDN, and a light page
+    mkdocs-jupyter puts in front of the notebook about 600 KB of inline CSS
+    (JupyterLab's whole stylesheet and a Pygments theme) and ``<script>``
+    tags that load MathJax and mermaid from public CDNs, plus a script for
+    its own copy buttons. This hook drops all of it and links
+    ``stylesheets/notebook.css`` instead: a few rules on top of Material's,
+    so the notebook follows the palette. Code cells become Material code
+    blocks (``<div class="highlight"><pre><code>``), coloured and given a
+    copy button like every other code block. Each SVG figure the notebook
+    displays (as an ``<img>`` with a ``data:`` URL, which survives
+    nbconvert's HTML clean-up intact) is saved as
+    ``notebooks/<name>-figures/figure-NN.svg``
+    and shown with a lazily loaded ``<img>``, so the reader downloads only
+    the figures they scroll to, in their palette. If any script, or any
+    ``http(s)://`` stylesheet or image, is left in the notebook's HTML, the
+    build stops.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import posixpath
+import re
+from collections.abc import Callable
+from fnmatch import fnmatch
+
+import jupytext
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+from mkdocs.utils import get_relative_url
+
+#: Which files under docs/ are notebooks (the plugin's `include` says the same).
+NOTEBOOKS = "notebooks/*.py"
+#: The stylesheet the notebook page links instead of mkdocs-jupyter's CSS.
+STYLESHEET = "stylesheets/notebook.css"
+
+WRAPPER = '<div class="jupyter-wrapper">'
+#: mkdocs-jupyter's copy button and the hidden copy of each cell's source.
+COPY_BUTTON = re.compile(
+    r'<div class="zeroclipboard-container">.*?</clipboard-copy>\s*</div>', re.DOTALL
+)
+COPY_TEXT = re.compile(r'<div\b[^>]*\bclass="clipboard-copy-txt"[^>]*>.*?</div>', re.DOTALL)
+#: A highlighted code cell: <div class="highlight-ipynb ..."><pre><span></span>...</pre></div>
+CODE = re.compile(
+    r'<div class="(?P<classes>highlight-ipynb[^"]*)"><pre>(?:<span></span>)?(?P<code>.*?)</pre></div>',
+    re.DOTALL,
+)
+#: An SVG figure the notebook displays as a data: URL.
+SVG_IMG = re.compile(
+    r'<img\b(?P<before>[^>]*?)\bsrc="data:image/svg\+xml;base64,(?P<data>[A-Za-z0-9+/=\s]+)"'
+    r"(?P<after>[^>]*)>"
+)
+SVG_WIDTH = re.compile(rb'<svg\b[^>]*?\bwidth="(?P<size>[\d.]+)(?P<unit>pt|px)?"')
+SVG_HEIGHT = re.compile(rb'<svg\b[^>]*?\bheight="(?P<size>[\d.]+)(?P<unit>pt|px)?"')
+#: Anything that makes the browser fetch from another host, or run code that could.
+REMOTE = re.compile(
+    r"<(?:script|img|iframe)\b[^>]*\bsrc\s*=\s*[\"']?(?:https?:)?//"
+    r"|<link\b[^>]*\bhref\s*=\s*[\"']?(?:https?:)?//"
+    r"|@import\s+(?:url\()?[\"']?(?:https?:)?//"
+    r"|url\(\s*[\"']?(?:https?:)?//"
+    r"|<script\b",
+    re.IGNORECASE,
+)
+
+
+# ---------------------------------------------------------------------------
+# Hooks
+# ---------------------------------------------------------------------------
+
+
+def on_files(files: Files, *, config: MkDocsConfig) -> Files:
+    """Add ``notebooks/<name>.ipynb``, converted from each notebook's ``.py`` source."""
+    for file in list(files):
+        if is_notebook(file):
+            notebook = jupytext.reads(file.content_string, fmt="py:percent")
+            files.append(
+                File.generated(
+                    config, ipynb_uri(file.src_uri), content=jupytext.writes(notebook, fmt="ipynb")
+                )
+            )
+    return files
+
+
+def on_page_content(html_text: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """Strip mkdocs-jupyter's CSS and CDN scripts; add the stylesheet and download link."""
+    if not is_notebook(page.file):
+        return html_text
+    stem = posixpath.splitext(page.file.src_uri)[0]
+    cleaned, svgs = clean_notebook_html(
+        html_text,
+        page=page.file.src_uri,
+        stylesheet=get_relative_url(STYLESHEET, page.url),
+        download=get_relative_url(ipynb_uri(page.file.src_uri), page.url),
+        figure_url=lambda n: get_relative_url(f"{stem}-figures/figure-{n:02d}.svg", page.url),
+    )
+    for n, svg in enumerate(svgs, start=1):
+        files.append(File.generated(config, f"{stem}-figures/figure-{n:02d}.svg", content=svg))
+    return cleaned
+
+
+# ---------------------------------------------------------------------------
+# The work
+# ---------------------------------------------------------------------------
+
+
+def is_notebook(file: File) -> bool:
+    """Whether `file` is one of the book's notebooks (``docs/notebooks/*.py``)."""
+    return file.abs_src_path is not None and fnmatch(file.src_uri, NOTEBOOKS)
+
+
+def ipynb_uri(src_uri: str) -> str:
+    """Where the ``.ipynb`` of the notebook `src_uri` goes: ``notebooks/x.py`` -> ``.ipynb``."""
+    return posixpath.splitext(src_uri)[0] + ".ipynb"
+
+
+def clean_notebook_html(
+    html_text: str,
+    *,
+    page: str,
+    stylesheet: str,
+    download: str,
+    figure_url: Callable[[int], str],
+) -> tuple[str, list[bytes]]:
+    """Turn mkdocs-jupyter's HTML into a light page that loads nothing remote.
+
+    Parameters
+    ----------
+    html_text : str
+        The page content mkdocs-jupyter rendered: a header of styles and
+        scripts, then ``<div class="jupyter-wrapper">`` and the cells.
+    page : str
+        The notebook's path under ``docs/``, for messages.
+    stylesheet, download : str
+        URLs, relative to the page, of the notebook stylesheet and of the
+        ``.ipynb`` file.
+    figure_url : callable
+        ``figure_url(n)`` is the URL, relative to the page, of the n-th
+        (from 1) SVG figure once it is saved as a file.
+
+    Returns
+    -------
+    html : str
+        A ``<link>`` to the stylesheet, the download link, and the cells.
+        Code cells are ``<pre><code>`` blocks with Material's ``highlight``
+        class (coloured and given a copy button like every code block); each
+        SVG image given as a ``data:`` URL is replaced by a lazily loaded
+        ``<img>`` of a file.
+    svgs : list of bytes
+        The SVG figures, in order, to be saved at ``figure_url(1)``, ...
+
+    Raises
+    ------
+    PluginError
+        If the notebook wrapper is not found, or a remote script, stylesheet
+        or image is still referenced.
+    """
+    start = html_text.find(WRAPPER)
+    if start < 0:
+        raise PluginError(
+            f"{page}: mkdocs-jupyter's output has no {WRAPPER}; the notebook hook "
+            "(attention_by_hand/book/notebook.py) does not know this layout"
+        )
+    # Everything before the wrapper is CSS and scripts (MathJax, mermaid, the
+    # copy buttons): Material's stylesheet and copy buttons replace them.
+    body = html_text[start:]
+    body = COPY_BUTTON.sub("", body)
+    body = COPY_TEXT.sub("", body)
+    body = CODE.sub(
+        lambda m: (
+            f'<div class="highlight {m["classes"]}"><pre><code>{m["code"]}</code></pre></div>'
+        ),
+        body,
+    )
+
+    svgs: list[bytes] = []
+
+    def to_file(match: re.Match[str]) -> str:
+        svg = base64.b64decode(match["data"])
+        svgs.append(svg)
+        url = html.escape(figure_url(len(svgs)), quote=True)
+        attrs = f"{match['before']}{match['after']}".rstrip(" /")
+        width, height = SVG_WIDTH.search(svg), SVG_HEIGHT.search(svg)
+        if width and height and " width=" not in attrs:
+            attrs += f' width="{_css_px(width)}" height="{_css_px(height)}"'
+        return f'<img src="{url}"{attrs} loading="lazy" decoding="async">'
+
+    body = SVG_IMG.sub(to_file, body)
+    cleaned = (
+        f'<link rel="stylesheet" href="{html.escape(stylesheet, quote=True)}">\n'
+        f'<p class="abh-nb-download"><a href="{html.escape(download, quote=True)}" download>'
+        "Download this notebook (.ipynb)</a> to run it and change the inputs yourself.</p>\n" + body
+    )
+    remote = REMOTE.search(cleaned)
+    if remote:
+        context = cleaned[max(0, remote.start() - 80) : remote.end() + 120]
+        raise PluginError(
+            f"{page}: the notebook page still loads something from another host: "
+            f"...{context}... The book loads nothing from a CDN; remove it in "
+            "attention_by_hand/book/notebook.py or in the notebook"
+        )
+    return cleaned, svgs
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+
+
+def _css_px(size: re.Match[bytes]) -> int:
+    # matplotlib writes sizes in points; a CSS pixel is 3/4 of a point
+    return round(float(size["size"]) * (4 / 3 if size["unit"] == b"pt" else 1))

@@ -1,0 +1,529 @@
+"""MkDocs hook: the book's sources, from one data file.
+
+Listed under ``hooks:`` in ``mkdocs.yml`` after ``hooks.py``.
+
+The record
+    ``docs/sources.yml`` (:data:`DATA_FILE`, relative to ``docs_dir``) is a
+    list of sources, each with the fields in :data:`FIELDS`. The hook reads
+    and checks it at the start of every build and drops it from the site: it
+    is data, not a page.
+
+A page's list
+    A page cites sources in its front matter, ``sources: [id, ...]``, and
+    shows them where a line of its own says ``[[sources]]``: a "Sources and
+    further reading" section with title, authors, version or date, address,
+    the dates accessed and last checked, and a note for each source.
+
+The sources page
+    A line ``[[sources: all]]`` shows every source, each with the pages that
+    cite it, linked.
+
+The build stops with a :class:`~mkdocs.exceptions.PluginError` that names
+the page, the source and the field when the data file is malformed, a page
+cites an unknown id, a page has ``[[sources]]`` without ``sources:`` (or the
+other way round), or a source is cited by no page.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import posixpath
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+from mkdocs.utils import get_relative_url
+from mkdocs.utils.meta import get_data
+
+from attention_by_hand.book.markdown import replace_outside_fences
+
+#: Where the record of sources lives, relative to ``docs_dir``.
+DATA_FILE = "sources.yml"
+
+#: Every field a source must have, in the order the record lists them.
+FIELDS = ("id", "title", "authors", "version", "url", "accessed", "checked", "note")
+DATE_FIELDS = ("accessed", "checked")
+
+#: The heading of a page's list.
+HEADING = "Sources and further reading"
+
+#: What every page's list ends with.
+ORIGINALITY = (
+    "The explanations, worked examples, code and figures on this page are the book's own; "
+    "the works above are cited for their facts and for further reading."
+)
+
+SOURCE_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+MARKER = re.compile(r"^\[\[sources(?::[ \t]*(?P<arg>[^\]]*?))?[ \t]*\]\][ \t]*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Source:
+    """One work the book cites.
+
+    Attributes
+    ----------
+    id : str
+        What pages cite, e.g. ``"vaswani-2017"``.
+    title : str
+        The work's title.
+    authors : tuple of str
+        Its authors, people or an organisation.
+    version : str
+        The version or date of the work as read.
+    url : str
+        Its address.
+    accessed, checked : datetime.date
+        When it was first read, and when it was last checked.
+    note : str
+        What the book uses it for.
+    """
+
+    id: str
+    title: str
+    authors: tuple[str, ...]
+    version: str
+    url: str
+    accessed: dt.date
+    checked: dt.date
+    note: str
+
+
+@dataclass(frozen=True)
+class Citations:
+    """Who cites what, as the pages' front matter says.
+
+    Attributes
+    ----------
+    by_page : dict of str to list of str
+        For each page that cites sources (path relative to ``docs/``), the
+        ids in its front matter's order.
+    cited_by : dict of str to list of str
+        For every source id, in the record's order, the pages that cite it.
+    titles : dict of str to str
+        Each citing page's title (front matter ``title``, else its first
+        ``#`` heading, else its path).
+    """
+
+    by_page: dict[str, list[str]]
+    cited_by: dict[str, list[str]]
+    titles: dict[str, str]
+
+
+#: State of the current build: the sources, and who cites them.
+_SOURCES: dict[str, Source] = {}
+_CITATIONS = Citations({}, {}, {})
+
+
+# ---------------------------------------------------------------------------
+# Hooks
+# ---------------------------------------------------------------------------
+
+
+def on_files(files: Files, *, config: MkDocsConfig) -> Files:
+    """Read the record of sources, check every page's citations, drop the record."""
+    path = Path(config.docs_dir) / DATA_FILE
+    sources = load_sources(path)
+    pages = {}
+    for file in files.documentation_pages():
+        if file.src_uri.endswith(".md"):
+            pages[file.src_uri] = file.content_string
+    global _CITATIONS
+    _CITATIONS = check_citations(sources, pages)
+    _SOURCES.clear()
+    _SOURCES.update(sources)
+    data = files.get_file_from_path(DATA_FILE)
+    if data is not None:
+        files.remove(data)
+    return files
+
+
+def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """Replace ``[[sources]]`` with the page's list, ``[[sources: all]]`` with every source."""
+
+    def sources_html(match: re.Match[str]) -> str:
+        if match["arg"] is None:
+            ids = _CITATIONS.by_page[page.file.src_uri]
+            return render_page_list([_SOURCES[i] for i in ids])
+        links = {
+            source_id: [
+                (_CITATIONS.titles[uri], get_relative_url(_url_of(files, uri), page.url))
+                for uri in uris
+            ]
+            for source_id, uris in _CITATIONS.cited_by.items()
+        }
+        return render_all(list(_SOURCES.values()), links)
+
+    return replace_outside_fences(MARKER, sources_html, markdown)
+
+
+# ---------------------------------------------------------------------------
+# Loading and checking
+# ---------------------------------------------------------------------------
+
+
+def load_sources(path: Path) -> dict[str, Source]:
+    """Read and check the record of sources.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The YAML file: a list of mappings with the fields in :data:`FIELDS`.
+
+    Returns
+    -------
+    dict of str to Source
+        The sources by id, in the file's order.
+
+    Raises
+    ------
+    PluginError
+        If the file is missing or is not valid YAML, or if any entry is
+        malformed; the message names the file, the source and every problem.
+    """
+    name = path.name
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PluginError(
+            f"{name}: the record of sources is missing; expected it at {path}"
+        ) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise PluginError(f"{name}: not valid YAML ({error})") from error
+    return parse_sources(data, name=name)
+
+
+def parse_sources(data: Any, *, name: str = DATA_FILE) -> dict[str, Source]:
+    """Check the parsed YAML of the record of sources and build :class:`Source` objects.
+
+    Parameters
+    ----------
+    data : object
+        What ``yaml.safe_load`` gave: expected, a non-empty list of mappings.
+    name : str
+        The file name used in messages.
+
+    Returns
+    -------
+    dict of str to Source
+        The sources by id, in order.
+
+    Raises
+    ------
+    PluginError
+        Listing every problem found, each naming the source and the field.
+    """
+    if not isinstance(data, list) or not data:
+        raise PluginError(
+            f"{name}: expected a non-empty list of sources (each a mapping with the fields "
+            f"{', '.join(FIELDS)}); got {type(data).__name__}"
+        )
+    problems: list[str] = []
+    sources: dict[str, Source] = {}
+    for index, entry in enumerate(data, start=1):
+        label = f"source #{index}"
+        if not isinstance(entry, Mapping):
+            problems.append(f"{label}: expected a mapping of fields, got {entry!r}")
+            continue
+        if isinstance(entry.get("id"), str):
+            label = f"source '{entry['id']}'"
+        source, errors = _parse_entry(entry)
+        problems.extend(f"{label}: {error}" for error in errors)
+        if source is None:
+            continue
+        if source.id in sources:
+            problems.append(f"{label}: the id '{source.id}' is used by an earlier source too")
+            continue
+        sources[source.id] = source
+    if problems:
+        raise PluginError(f"{name} has problems:\n  - " + "\n  - ".join(problems))
+    return sources
+
+
+def check_citations(sources: Mapping[str, Source], pages: Mapping[str, str]) -> Citations:
+    """Check which pages cite which sources.
+
+    Parameters
+    ----------
+    sources : mapping of str to Source
+        The record of sources.
+    pages : mapping of str to str
+        Each Markdown page's path (relative to ``docs/``) and its source
+        text, front matter included.
+
+    Returns
+    -------
+    Citations
+        Each page's ids, each source's pages, and the citing pages' titles.
+
+    Raises
+    ------
+    PluginError
+        Listing every problem: an unknown or repeated id, a malformed
+        ``sources:`` value, ``[[sources]]`` without ``sources:`` or the other
+        way round, an unknown ``[[sources: ...]]`` marker, and any source
+        that no page cites.
+    """
+    problems: list[str] = []
+    by_page: dict[str, list[str]] = {}
+    cited_by: dict[str, list[str]] = {source_id: [] for source_id in sources}
+    titles: dict[str, str] = {}
+    for uri, text in sorted(pages.items()):
+        body, meta = get_data(text)
+        markers = _markers(body)
+        for arg in sorted({m for m in markers if m not in (None, "all")}):
+            problems.append(
+                f"{uri}: unknown marker [[sources: {arg}]]. Use [[sources]] for the page's own "
+                "list (from its front matter `sources:`) or [[sources: all]] for every source"
+            )
+        ids, errors = _page_citations(meta)
+        problems.extend(f"{uri}: {error}" for error in errors)
+        has_own_list = None in markers
+        if len(markers) != len(set(markers)):
+            problems.append(f"{uri}: a [[sources]] marker appears more than once")
+        if ids is not None and not has_own_list:
+            problems.append(
+                f"{uri}: the front matter lists `sources:` but the page has no line "
+                "[[sources]] to show them"
+            )
+        if ids is None and has_own_list and not errors:
+            problems.append(
+                f"{uri}: the page has a line [[sources]] but no `sources: [id, ...]` in its "
+                "front matter"
+            )
+        for source_id in ids or []:
+            if source_id not in sources:
+                problems.append(
+                    f"{uri}: cites unknown source '{source_id}'. Known sources: "
+                    f"{', '.join(sources)}. Add new ones to docs/{DATA_FILE}"
+                )
+            else:
+                cited_by[source_id].append(uri)
+        if ids:
+            by_page[uri] = ids
+            titles[uri] = _page_title(uri, body, meta)
+    for source_id, uris in cited_by.items():
+        if not uris:
+            problems.append(
+                f"{DATA_FILE}: source '{source_id}' is cited by no page. Cite it in a page's "
+                f"front matter (`sources: [{source_id}]`) or remove it from docs/{DATA_FILE}"
+            )
+    if problems:
+        raise PluginError("Sources: the build stops here:\n  - " + "\n  - ".join(problems))
+    return Citations(by_page=by_page, cited_by=cited_by, titles=titles)
+
+
+# ---------------------------------------------------------------------------
+# Rendering
+# ---------------------------------------------------------------------------
+
+
+def render_source(source: Source) -> str:
+    """One source as an HTML fragment (the inside of a list item).
+
+    Parameters
+    ----------
+    source : Source
+        The source to show.
+
+    Returns
+    -------
+    str
+        Title (linked to the address), authors, version or date, the address
+        written out, the dates accessed and last checked, and the note; all
+        text HTML-escaped.
+    """
+    e = html.escape
+    url = e(source.url, quote=True)
+    shown_url = e(re.sub(r"^https?://", "", source.url).rstrip("/"))
+    return (
+        f'<cite><a href="{url}">{e(source.title)}</a></cite>. '
+        f"{e(_authors(source.authors))}. {e(source.version)}. "
+        f'<a class="abh-source-url" href="{url}">{shown_url}</a>. '
+        f'<span class="abh-source-dates">Accessed {source.accessed.isoformat()}; '
+        f"last checked {source.checked.isoformat()}.</span> "
+        f'<span class="abh-source-note">{e(source.note)}</span>'
+    )
+
+
+def render_page_list(sources: Sequence[Source]) -> str:
+    """A page's "Sources and further reading" section, as Markdown with an HTML list.
+
+    Parameters
+    ----------
+    sources : sequence of Source
+        The page's sources, in the order its front matter lists them.
+
+    Returns
+    -------
+    str
+        A level-2 heading, an ordered list of the sources and the line that
+        says the page's explanations and examples are the book's own.
+    """
+    items = "\n".join(
+        f'<li id="source-{source.id}">{render_source(source)}</li>' for source in sources
+    )
+    return (
+        f"\n## {HEADING}\n\n"
+        f'<ol class="abh-sources">\n{items}\n</ol>\n\n'
+        f'<p class="abh-sources-original">{html.escape(ORIGINALITY)}</p>\n'
+    )
+
+
+def render_all(sources: Sequence[Source], cited_by: Mapping[str, Sequence[tuple[str, str]]]) -> str:
+    """Every source with the pages that cite it, as an HTML list.
+
+    Parameters
+    ----------
+    sources : sequence of Source
+        Every source, in the record's order.
+    cited_by : mapping of str to sequence of (str, str)
+        For each source id, the citing pages as ``(title, relative URL)``.
+
+    Returns
+    -------
+    str
+        An HTML ordered list; each item has the source's id as its anchor.
+    """
+    items = []
+    for source in sources:
+        pages = ", ".join(
+            f'<a href="{html.escape(url, quote=True)}">{html.escape(title)}</a>'
+            for title, url in cited_by.get(source.id, ())
+        )
+        items.append(
+            f'<li id="{source.id}">{render_source(source)}'
+            f'<br><span class="abh-source-cited">Cited in: {pages}.</span></li>'
+        )
+    return '\n<ol class="abh-sources abh-sources-all">\n' + "\n".join(items) + "\n</ol>\n"
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+
+
+def _parse_entry(entry: Mapping[Any, Any]) -> tuple[Source | None, list[str]]:
+    errors: list[str] = []
+    unknown = [str(key) for key in entry if key not in FIELDS]
+    if unknown:
+        errors.append(f"unknown field(s) {', '.join(unknown)}; the fields are {', '.join(FIELDS)}")
+    missing = [field for field in FIELDS if entry.get(field) in (None, "", [])]
+    for field in missing:
+        if field in DATE_FIELDS:
+            errors.append(f"has no '{field}' date (expected YYYY-MM-DD)")
+        else:
+            errors.append(f"has no '{field}'")
+    values: dict[str, Any] = {}
+    for field in FIELDS:
+        if field in missing:
+            continue
+        value = entry[field]
+        if field in DATE_FIELDS:
+            date, error = _parse_date(value)
+            if error:
+                errors.append(f"'{field}' {error}")
+            values[field] = date
+        elif field == "authors":
+            if not isinstance(value, list) or not all(
+                isinstance(a, str) and a.strip() for a in value
+            ):
+                errors.append(f"'authors' must be a list of names; got {value!r}")
+            else:
+                values[field] = tuple(a.strip() for a in value)
+        elif not isinstance(value, str):
+            errors.append(f"'{field}' must be text; got {value!r} ({type(value).__name__})")
+        else:
+            values[field] = value.strip()
+    if "id" in values and not SOURCE_ID.match(values["id"]):
+        errors.append(
+            f"'id' {values['id']!r} must be lower-case letters and digits joined by hyphens"
+        )
+    if "url" in values and not values["url"].startswith("https://"):
+        errors.append(f"'url' must start with https://; got {values['url']!r}")
+    accessed, checked = values.get("accessed"), values.get("checked")
+    if accessed and checked and checked < accessed:
+        errors.append(
+            f"'checked' ({checked.isoformat()}) is earlier than 'accessed' "
+            f"({accessed.isoformat()}); a source is last checked on or after it was accessed"
+        )
+    if errors:
+        return None, errors
+    return Source(**values), []
+
+
+def _parse_date(value: Any) -> tuple[dt.date | None, str | None]:
+    if isinstance(value, dt.datetime):
+        return None, f"must be a date YYYY-MM-DD, not a date and time; got {value!r}"
+    if isinstance(value, dt.date):
+        return value, None
+    if isinstance(value, str) and ISO_DATE.match(value.strip()):
+        try:
+            return dt.date.fromisoformat(value.strip()), None
+        except ValueError:
+            return None, f"is not a real date: {value!r} (expected YYYY-MM-DD)"
+    return None, f"must be a date written YYYY-MM-DD; got {value!r}"
+
+
+def _page_citations(meta: Mapping[str, Any]) -> tuple[list[str] | None, list[str]]:
+    """The ids a page's front matter cites (None if it has no `sources:`), and problems."""
+    if "sources" not in meta:
+        return None, []
+    value = meta["sources"]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        message = (
+            "front matter `sources:` must be a non-empty list of source ids, like "
+            f"`sources: [vaswani-2017, pytorch-sdpa]`; got {value!r}"
+        )
+        return [], [message]
+    errors = [
+        f"cites source '{source_id}' more than once"
+        for source_id in sorted({v for v in value if value.count(v) > 1})
+    ]
+    return list(dict.fromkeys(value)), errors
+
+
+def _markers(body: str) -> list[str | None]:
+    found: list[str | None] = []
+
+    def record(match: re.Match[str]) -> str:
+        found.append(match["arg"])
+        return match[0]
+
+    replace_outside_fences(MARKER, record, body)
+    return found
+
+
+def _page_title(uri: str, body: str, meta: Mapping[str, Any]) -> str:
+    if isinstance(meta.get("title"), str) and meta["title"].strip():
+        return meta["title"].strip()
+    heading = re.search(r"^#[ \t]+(.+?)[ \t#]*$", body, re.MULTILINE)
+    if heading:
+        return heading[1]
+    return posixpath.splitext(uri)[0]
+
+
+def _url_of(files: Files, uri: str) -> str:
+    file: File | None = files.get_file_from_path(uri)
+    if file is None:  # pragma: no cover - pages come from the same Files
+        raise PluginError(f"{uri}: cites sources but is not part of the site")
+    return file.url
+
+
+def _authors(authors: Sequence[str]) -> str:
+    if len(authors) == 1:
+        return authors[0]
+    if len(authors) == 2:
+        return f"{authors[0]} and {authors[1]}"
+    return ", ".join(authors[:-1]) + f" and {authors[-1]}"
