@@ -179,6 +179,15 @@ def _template_problems(meta: dict[str, Any], markdown: str, page: Page, files: F
             )
         elif target.src_uri == page.file.src_uri:
             problems.append(f"'next: {next_uri}' points to the lesson itself")
+        else:
+            for match in _links(markdown):
+                linked = _resolve(page.file.src_uri, match["target"])
+                if match["text"].strip().lower().startswith("next:") and linked != posixpath.normpath(next_uri):
+                    problems.append(
+                        f"the body's link '[{match['text']}]({match['target']})' goes to "
+                        f"{linked or match['target']}, but 'next: {next_uri}' in the front "
+                        "matter names another page: make them agree"
+                    )
     return problems
 
 
@@ -224,16 +233,18 @@ def _links(markdown: str) -> list[re.Match[str]]:
     return found
 
 
+def _resolve(src_uri: str, target: str) -> str | None:
+    """The docs-relative path a link from `src_uri` points to (None if external)."""
+    path = target.split("#", 1)[0]
+    if not path or ":" in path or path.startswith("/"):
+        return None
+    return posixpath.normpath(posixpath.join(posixpath.dirname(src_uri), path))
+
+
 def _links_to(markdown: str, src_uri: str, target_uri: str) -> bool:
     """Whether the body already links to `target_uri` (both relative to docs/)."""
-    here = posixpath.dirname(src_uri)
-    for match in _links(markdown):
-        target = match["target"].split("#", 1)[0]
-        if not target or "://" in target or target.startswith(("/", "mailto:")):
-            continue
-        if posixpath.normpath(posixpath.join(here, target)) == posixpath.normpath(target_uri):
-            return True
-    return False
+    wanted = posixpath.normpath(target_uri)
+    return any(_resolve(src_uri, m["target"]) == wanted for m in _links(markdown))
 
 
 def _page_title(file: File) -> str:

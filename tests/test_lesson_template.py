@@ -1,0 +1,331 @@
+"""The lesson template and the build's check of it; the "edit this page"
+link and the source revision in the footer.
+
+The hook (``src/attention_by_hand/book/lessons.py``) runs here on real MkDocs
+pages read from a temporary ``docs/``; the built site (one strict build per
+session) is checked for what a reader sees.
+"""
+
+from __future__ import annotations
+
+import html
+import posixpath
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+from mkdocs.utils import get_relative_url
+from mkdocs.utils.meta import get_data
+from mkdocs.utils.yaml import yaml_load
+
+from attention_by_hand.book import lessons
+
+ROOT = Path(__file__).resolve().parents[1]
+TEMPLATE = ROOT / "lesson-template.md"
+LESSON = "lessons/example.md"
+NEXT_TITLE = "Read a tiny attention matrix by hand"
+MKDOCS = yaml_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+LESSONS = sorted((ROOT / "docs" / "lessons").glob("*.md"))
+
+
+# ---------------------------------------------------------------------------
+# Running the hook on a real MkDocs page
+# ---------------------------------------------------------------------------
+
+
+def _check(tmp_path: Path, text: str, uri: str = LESSON) -> str:
+    """Read `text` as the page `uri` of a small book and run the hook on it."""
+    docs = tmp_path / "docs"
+    pages = {
+        "index.md": "# Home\n",
+        "lessons/attention-matrix.md": f"---\ntitle: {NEXT_TITLE}\n---\n\n# Matrix\n",
+        uri: text,
+    }
+    for name, content in pages.items():
+        (docs / name).parent.mkdir(parents=True, exist_ok=True)
+        (docs / name).write_text(content, encoding="utf-8")
+    config = MkDocsConfig(config_file_path=str(tmp_path / "mkdocs.yml"))
+    config.load_dict({"site_name": "Test", "docs_dir": str(docs), "site_dir": str(tmp_path / "s")})
+    failed, _warnings = config.validate()
+    assert not failed, failed
+    files = Files([File(name, str(docs), str(tmp_path / "s"), True) for name in pages])
+    page = Page(None, files.get_file_from_path(uri), config)
+    page.read_source(config)
+    return lessons.on_page_markdown(page.markdown, page=page, config=config, files=files)
+
+
+def _template(**changes: str) -> str:
+    """The template with front matter lines replaced (a value of "" drops the key)."""
+    text = TEMPLATE.read_text(encoding="utf-8")
+    for key, line in changes.items():
+        text, count = re.subn(
+            rf"^{key}:.*\n", f"{line}\n" if line else "", text, flags=re.MULTILINE
+        )
+        assert count == 1, key
+    return text
+
+
+def _failure(tmp_path: Path, text: str) -> str:
+    with pytest.raises(PluginError) as raised:
+        _check(tmp_path, text)
+    message = str(raised.value)
+    assert message.startswith(
+        f"docs/{LESSON} does not follow the lesson template (lesson-template.md"
+    ), message
+    return message
+
+
+# ---------------------------------------------------------------------------
+# The template passes; the Next link
+# ---------------------------------------------------------------------------
+
+
+def test_the_template_is_not_a_page_of_the_book() -> None:
+    assert TEMPLATE.is_file()
+    assert not list((ROOT / "docs").rglob("*template*"))
+
+
+def test_the_template_front_matter_has_every_key() -> None:
+    _, meta = get_data(TEMPLATE.read_text(encoding="utf-8"))
+    assert set(meta) >= {"title", "description", "goal", "prerequisites", "sources", "next"}
+
+
+def test_the_template_passes_and_gets_a_next_link(tmp_path: Path) -> None:
+    markdown = _check(tmp_path, _template())
+    assert markdown.rstrip().endswith(
+        f"[Next: {NEXT_TITLE}](attention-matrix.md){{ .md-button .abh-next }}"
+    )
+
+
+def test_a_next_link_in_the_body_is_not_repeated(tmp_path: Path) -> None:
+    text = _template() + "\n[Next: the matrix](attention-matrix.md#top)\n"
+    markdown = _check(tmp_path, text)
+    assert markdown.count("](attention-matrix.md") == 1
+
+
+def test_a_next_link_in_the_body_can_replace_the_front_matter(tmp_path: Path) -> None:
+    text = _template(next="") + "\n[Next: the matrix](attention-matrix.md)\n"
+    assert "[Next: the matrix](attention-matrix.md)" in _check(tmp_path, text)
+
+
+def test_pages_outside_lessons_are_not_checked(tmp_path: Path) -> None:
+    text = "# A page\n\nNo front matter at all.\n"
+    assert _check(tmp_path, text, uri="about.md") == text
+
+
+# ---------------------------------------------------------------------------
+# A lesson that misses something fails, naming the file and the part
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        ("title", "no 'title' in the front matter"),
+        ("description", "no 'description' in the front matter"),
+        ("goal", "no 'goal' in the front matter"),
+        ("sources", "no 'sources' in the front matter"),
+        ("next", "no next-lesson link: add 'next: lessons/<next-page>.md'"),
+    ],
+)
+def test_a_missing_key_fails_naming_file_and_key(tmp_path: Path, key: str, expected: str) -> None:
+    assert expected in _failure(tmp_path, _template(**{key: ""}))
+
+
+def test_every_missing_part_is_listed_at_once(tmp_path: Path) -> None:
+    message = _failure(tmp_path, _template(description="", goal=""))
+    assert "no 'description'" in message
+    assert "no 'goal'" in message
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            "description: One sentence. And another one.",
+            (
+                "'description' must be exactly one sentence (it becomes the page's meta "
+                "description); it has 2"
+            ),
+        ),
+        (
+            "description: A sentence without its full stop",
+            "'description' must be one complete sentence ending with '.', '!' or '?'",
+        ),
+        ("description: ''", "'description' in the front matter is ''"),
+        ("description: [a, list]", "'description' in the front matter is ['a', 'list']"),
+    ],
+)
+def test_a_description_that_is_not_one_sentence_fails(
+    tmp_path: Path, line: str, expected: str
+) -> None:
+    assert expected in _failure(tmp_path, _template(description=line))
+
+
+def test_a_description_may_contain_abbreviations_and_numbers(tmp_path: Path) -> None:
+    line = "description: Weights such as 0.75 and 0.25, e.g. in a row, mix values (see 1.5)."
+    _check(tmp_path, _template(description=line))
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("sources: []", "'sources' in the front matter is []; it must be a list of at least one"),
+        ("sources: vaswani-2017", "'sources' in the front matter is 'vaswani-2017'"),
+    ],
+)
+def test_sources_must_list_at_least_one_id(tmp_path: Path, line: str, expected: str) -> None:
+    assert expected in _failure(tmp_path, _template(sources=line))
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            "next: lessons/no-such-lesson.md",
+            "'next: lessons/no-such-lesson.md' in the front matter is not a page of the book",
+        ),
+        (
+            "next: docs/lessons/attention-matrix.md",
+            "(write it relative to docs/: 'next: lessons/attention-matrix.md')",
+        ),
+        ("next: lessons/example.md", "'next: lessons/example.md' points to the lesson itself"),
+        ("next: 3", "'next' in the front matter is 3"),
+    ],
+)
+def test_next_must_name_another_page(tmp_path: Path, line: str, expected: str) -> None:
+    assert expected in _failure(tmp_path, _template(next=line))
+
+
+def test_a_next_link_that_disagrees_with_next_fails(tmp_path: Path) -> None:
+    text = _template() + "\n[Next: Home](../index.md)\n"
+    message = _failure(tmp_path, text)
+    assert (
+        "the body's link '[Next: Home](../index.md)' goes to index.md, but "
+        "'next: lessons/attention-matrix.md' in the front matter names another page"
+    ) in message
+
+
+def test_a_lesson_without_an_executed_check_fails(tmp_path: Path) -> None:
+    text = _template().replace("```python", "```py")
+    text = re.sub(r"<!-- invisible-code-block: python.*?-->\n", "", text, flags=re.DOTALL)
+    assert "no executed check: add a ```python block" in _failure(tmp_path, text)
+
+
+def test_one_invisible_check_is_enough(tmp_path: Path) -> None:
+    text = re.sub(r"```python\n.*?```\n", "", _template(), flags=re.DOTALL)
+    assert not re.search(r"^```python", text, flags=re.MULTILINE)
+    assert "invisible-code-block: python" in text
+    _check(tmp_path, text)
+
+
+# ---------------------------------------------------------------------------
+# The source revision
+# ---------------------------------------------------------------------------
+
+
+def test_the_revision_outside_git_is_unknown(tmp_path: Path) -> None:
+    assert lessons._source_revision(str(tmp_path)) == "unknown"
+
+
+def test_the_revision_is_the_commit_checked_out(tmp_path: Path) -> None:
+    git = shutil.which("git")
+    if git is None:
+        pytest.skip("git is not installed")
+    identity = ["-c", "user.name=Test", "-c", "user.email=test@example.invalid"]
+    subprocess.run([git, "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "a.txt").write_text("a\n", encoding="utf-8")
+    subprocess.run([git, "-C", str(tmp_path), "add", "a.txt"], check=True)
+    subprocess.run([git, *identity, "-C", str(tmp_path), "commit", "-qm", "a"], check=True)
+    full = subprocess.run(
+        [git, "-C", str(tmp_path), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    revision = lessons._source_revision(str(tmp_path))
+    assert revision == full[:12]
+    (tmp_path / "a.txt").write_text("changed, not committed\n", encoding="utf-8")
+    assert lessons._source_revision(str(tmp_path)) == revision
+
+
+# ---------------------------------------------------------------------------
+# The built site
+# ---------------------------------------------------------------------------
+
+
+def _built(site_dir: Path, src_uri: str) -> str:
+    return (site_dir / _url(src_uri) / "index.html").read_text(encoding="utf-8")
+
+
+def _url(src_uri: str) -> str:
+    """The page URL MkDocs gives a source file (directory URLs)."""
+    stem = posixpath.splitext(src_uri)[0]
+    return "" if stem == "index" else f"{stem.removesuffix('/index')}/"
+
+
+def _git(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=False
+    )
+
+
+def _is_built_revision(revision: str) -> bool:
+    """Whether `revision` is what the hook should have printed for this work tree.
+
+    It is HEAD; in a work tree where someone committed after the session's
+    build began, it may be an ancestor of HEAD.
+    """
+    if shutil.which("git") is None or _git("rev-parse", "HEAD").returncode != 0:
+        return revision == "unknown"
+    head = _git("rev-parse", "HEAD").stdout.strip()
+    if revision == head[:12]:
+        return True
+    full = _git("rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}").stdout.strip()
+    return bool(full) and _git("merge-base", "--is-ancestor", full, head).returncode == 0
+
+
+def test_there_are_lessons() -> None:
+    assert [p.name for p in LESSONS], "no lessons in docs/lessons/"
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
+def test_each_lesson_has_its_description_as_meta_description(site_dir: Path, lesson: Path) -> None:
+    _, meta = get_data(lesson.read_text(encoding="utf-8"))
+    page = _built(site_dir, lesson.relative_to(ROOT / "docs").as_posix())
+    found = re.findall(r'<meta name="description" content="([^"]*)"', page)
+    assert [html.unescape(c) for c in found] == [meta["description"]]
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
+def test_each_lesson_links_to_its_next_page(site_dir: Path, lesson: Path) -> None:
+    _, meta = get_data(lesson.read_text(encoding="utf-8"))
+    if "next" not in meta:
+        pytest.skip(f"{lesson.name} has no 'next:'; its body links onward")
+    src_uri = lesson.relative_to(ROOT / "docs").as_posix()
+    page = _built(site_dir, src_uri)
+    url = get_relative_url(_url(meta["next"]), _url(src_uri))
+    links = re.findall(
+        rf'<a [^>]*href="{re.escape(url)}(?:#[^"]*)?"[^>]*>(.*?)</a>', page, re.DOTALL
+    )
+    assert any(re.sub(r"<[^>]+>", "", t).strip().startswith("Next") for t in links), (url, links)
+
+
+def test_every_page_has_an_edit_link_and_the_source_revision(site_dir: Path) -> None:
+    repo = MKDOCS["repo_url"].rstrip("/")
+    edit = f"{repo}/{MKDOCS['edit_uri'].strip('/')}"
+    pages = sorted((ROOT / "docs").rglob("*.md"))
+    assert pages
+    revisions = set()
+    for source in pages:
+        src_uri = source.relative_to(ROOT / "docs").as_posix()
+        page = _built(site_dir, src_uri)
+        assert f'<a href="{edit}/{src_uri}" title="Edit this page"' in page, src_uri
+        revisions.update(re.findall(r"<code data-abh-revision>([^<]*)</code>", page))
+    assert len(revisions) == 1, revisions
+    revision = revisions.pop()
+    assert re.fullmatch(r"[0-9a-f]{12}|unknown", revision)
+    assert _is_built_revision(revision), revision
