@@ -54,6 +54,12 @@ def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_site(tmp_path_factory.mktemp("site") / "site")
 
 
+@pytest.fixture(scope="session")
+def offline_site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site built for reading from disk (``OFFLINE=true``, as ``make offline``)."""
+    return build_site(tmp_path_factory.mktemp("site-offline") / "site", env={"OFFLINE": "true"})
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         pass

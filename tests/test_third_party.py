@@ -1,0 +1,238 @@
+"""The built site talks to no other host.
+
+Two checks, over every page the build produces (new pages are covered
+without touching this file):
+
+- statically, no HTML, CSS, JS or SVG file in the site loads anything from
+  an ``http(s)://`` or ``//`` address (``src``, ``srcset``, a stylesheet or
+  script ``href``, ``@import``, ``url(...)``, ``importScripts``); links the
+  reader clicks (``<a href>``: sources, edit links, the repository) are
+  allowed. Both the served build and the ``file://`` build are checked.
+- in Chromium, every page is loaded over http from 127.0.0.1 in both
+  palettes, search is used and a figure is opened full size, and every
+  request the browser makes is recorded: none may go to another host.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+#: `<link rel=...>` values that name a page rather than load a resource.
+NAVIGATION_RELS = {"canonical", "alternate", "prev", "next", "author", "license", "help"}
+#: Attributes whose value the browser fetches without the reader clicking.
+RESOURCE_ATTRIBUTES = {
+    "src",
+    "srcset",
+    "data",
+    "poster",
+    "background",
+    "manifest",
+    "action",
+    "formaction",
+    "ping",
+}
+REMOTE = re.compile(r"^\s*(?:https?:)?//", re.IGNORECASE)
+CSS_REMOTE = re.compile(
+    r"""url\(\s*["']?\s*(?:https?:)?//[^)]*\)|@import\s+(?:url\()?\s*["']?\s*(?:https?:)?//[^;]*""",
+    re.IGNORECASE,
+)
+# In JavaScript: an address assigned or written as a script/link/img source,
+# or handed to importScripts. (A string such as Material's GitHub API address
+# is not a load by itself; the browser test catches any request it makes.)
+JS_REMOTE = re.compile(
+    r"""(?:\bsrc\s*=\s*\\?["']?|\bhref\s*=\s*\\?["']?(?=[^"'>]*\.(?:css|js)\b)|importScripts\(\s*["'])"""
+    r"""(?:https?:)?//[^"'\s>)]+""",
+    re.IGNORECASE,
+)
+
+
+def _built_files(site: Path, *suffixes: str) -> list[Path]:
+    files = sorted(p for p in site.rglob("*") if p.suffix in suffixes and p.is_file())
+    assert files, f"no {suffixes} files in {site}"
+    return files
+
+
+def built_pages(site: Path) -> list[str]:
+    """Every HTML page of a built site, as URLs relative to the site root."""
+    return [p.relative_to(site).as_posix() for p in _built_files(site, ".html")]
+
+
+class _ResourceScanner(HTMLParser):
+    """Collects every remote address an HTML or SVG file would load."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[str] = []
+        self._raw_text: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {name: value or "" for name, value in attrs}
+        for name, value in values.items():
+            if name == "style":
+                self.found += CSS_REMOTE.findall(value)
+            elif name in {"href", "xlink:href"}:
+                clicked = tag in {"a", "area"} or (
+                    tag == "link" and set(values.get("rel", "").lower().split()) <= NAVIGATION_RELS
+                )
+                if not clicked and REMOTE.match(value):
+                    self.found.append(f"<{tag} {name}={value!r}>")
+            elif name in RESOURCE_ATTRIBUTES and (
+                REMOTE.match(value) or (name == "srcset" and re.search(r"(?:https?:)?//", value))
+            ):
+                self.found.append(f"<{tag} {name}={value!r}>")
+        self._raw_text = tag if tag in {"script", "style"} else None
+
+    def handle_endtag(self, tag: str) -> None:
+        self._raw_text = None
+
+    def handle_data(self, data: str) -> None:
+        if self._raw_text == "script":
+            self.found += JS_REMOTE.findall(data)
+        elif self._raw_text == "style":
+            self.found += CSS_REMOTE.findall(data)
+
+
+def remote_loads(path: Path) -> list[str]:
+    """The remote addresses that the file at `path` makes the browser load."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix == ".css":
+        return CSS_REMOTE.findall(text)
+    if path.suffix in {".js", ".mjs"}:
+        return JS_REMOTE.findall(text) + CSS_REMOTE.findall(text)
+    scanner = _ResourceScanner()
+    scanner.feed(text)
+    scanner.close()
+    return scanner.found
+
+
+# ---------------------------------------------------------------------------
+# The scanner itself: it must find what it is meant to find
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("suffix", "text"),
+    [
+        (".html", '<script src="https://unpkg.com/iframe-worker/shim"></script>'),
+        (".html", '<link rel="stylesheet" href="https://fonts.googleapis.com/css">'),
+        (".html", '<link rel="preconnect" href="https://fonts.gstatic.com" crossorigin>'),
+        (".html", '<img srcset="a.png 1x, //cdn.example.org/b.png 2x" src="a.png">'),
+        (".html", '<div style="background: url(https://x.example/a.png)"></div>'),
+        (".html", "<style>@import 'https://x.example/a.css';</style>"),
+        (".html", '<script>s.src="https://cdn.example/mathjax.js"</script>'),
+        (".css", "@font-face { src: url('https://fonts.gstatic.com/x.woff2') }"),
+        (".css", '@import url("//x.example/a.css");'),
+        (".js", 'importScripts("https://cdn.example/lunr.js")'),
+        (".svg", '<svg><image href="https://x.example/a.png"/></svg>'),
+    ],
+)
+def test_the_scanner_finds_a_remote_load(tmp_path: Path, suffix: str, text: str) -> None:
+    path = tmp_path / f"sample{suffix}"
+    path.write_text(text, encoding="utf-8")
+    assert remote_loads(path), f"{text!r} loads from another host but was not found"
+
+
+@pytest.mark.parametrize(
+    ("suffix", "text"),
+    [
+        (".html", '<a href="https://arxiv.org/abs/1706.03762">Vaswani et al.</a>'),
+        (".html", '<link rel="canonical" href="https://example.org/book/">'),
+        (".html", '<script src="assets/javascripts/bundle.js"></script>'),
+        (".css", ".x { background: url('../images/a.svg') }"),
+        (".js", 'const api = "https://api.github.com/repos/"'),
+        (".svg", '<svg xmlns="http://www.w3.org/2000/svg"><a href="https://x.org">x</a></svg>'),
+    ],
+)
+def test_the_scanner_allows_links_and_local_files(tmp_path: Path, suffix: str, text: str) -> None:
+    path = tmp_path / f"sample{suffix}"
+    path.write_text(text, encoding="utf-8")
+    assert remote_loads(path) == []
+
+
+# ---------------------------------------------------------------------------
+# The built sites
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("build", ["site_dir", "offline_site_dir"])
+def test_no_built_file_loads_from_another_host(build: str, request: pytest.FixtureRequest) -> None:
+    site: Path = request.getfixturevalue(build)
+    leaks = {}
+    for path in _built_files(site, ".html", ".css", ".js", ".mjs", ".svg"):
+        found = remote_loads(path)
+        if found:
+            leaks[path.relative_to(site).as_posix()] = sorted(set(found))
+    assert not leaks, f"files in the {build} build load from other hosts: {leaks}"
+
+
+def _is_ours(url: str, origin: str) -> bool:
+    parts = urlsplit(url)
+    if parts.scheme in {"data", "blob", "about"}:
+        return True
+    return f"{parts.scheme}://{parts.netloc}" == origin
+
+
+@pytest.mark.parametrize(("palette", "scheme"), [("light", "default"), ("dark", "slate")])
+def test_every_page_requests_nothing_from_another_host(
+    browser, site_url: str, site_dir: Path, palette: str, scheme: str
+) -> None:
+    origin = site_url.rstrip("/")
+    pages = built_pages(site_dir)
+    context = browser.new_context(color_scheme=palette, viewport={"width": 1280, "height": 900})
+    requests: list[tuple[str, str]] = []  # (page, url)
+    current = {"page": ""}
+    context.on("request", lambda r: requests.append((current["page"], r.url)))
+
+    def block_other_hosts(route) -> None:
+        if _is_ours(route.request.url, origin):
+            route.continue_()
+        else:
+            route.abort()
+
+    context.route("**/*", block_other_hosts)
+    searched = opened_full_size = False
+    try:
+        page = context.new_page()
+        for relative in pages:
+            current["page"] = relative
+            response = page.goto(site_url + relative, wait_until="load")
+            assert response is not None
+            if relative != "404.html":
+                assert response.ok, f"{relative}: HTTP {response.status}"
+            # load every image now, lazy ones included, then let the page settle
+            page.evaluate(
+                "Promise.all([...document.images].map(i => { i.loading = 'eager';"
+                " return i.decode().catch(() => null); }))"
+            )
+            page.wait_for_load_state("networkidle")
+            assert page.get_attribute("body", "data-md-color-scheme") == scheme, relative
+            if not searched and page.locator("input.md-search__input").count():
+                page.click("input.md-search__input")
+                page.keyboard.type("softmax")
+                page.locator(".md-search-result__item").first.wait_for(timeout=10_000)
+                page.keyboard.press("Escape")
+                searched = True
+            full_size = page.locator(f"a.abh-full-size.abh-only-{palette}")
+            if not opened_full_size and full_size.count():
+                full_size.first.click()
+                page.wait_for_load_state("networkidle")
+                assert page.url.endswith(f"-{palette}.svg"), page.url
+                opened_full_size = True
+    finally:
+        context.close()
+
+    assert searched, "no page has a search box"
+    assert opened_full_size, "no page has a full-size figure link"
+    urls = [url for _, url in requests]
+    assert any("search_index.json" in url for url in urls), (
+        "the search index request was not seen: requests made by the search worker "
+        "are not being recorded"
+    )
+    assert any(url.endswith(f"-{palette}.svg") for url in urls), "no figure was requested"
+    others = sorted({(p, url) for p, url in requests if not _is_ours(url, origin)})
+    assert not others, f"requests to other hosts in the {palette} palette: {others}"
