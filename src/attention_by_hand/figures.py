@@ -23,7 +23,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Patch, Rectangle
 from numpy.typing import ArrayLike
 
-from .core import causal_mask, masked_softmax
+from .core import attention_weights, causal_mask, masked_softmax
 
 __all__ = [
     "PALETTES",
@@ -32,6 +32,7 @@ __all__ = [
     "format_number",
     "same_weights_two_values",
     "to_svg",
+    "weights_matrix",
 ]
 
 Palette = Literal["light", "dark"]
@@ -313,9 +314,7 @@ def same_weights_two_values(
                 color=colours["output"],
                 fontweight="bold",
             )
-            ax.set_xticks(
-                [*xs, len(vs) + 0.4], [*(f"value {i + 1}" for i in xs), "mixture"]
-            )
+            ax.set_xticks([*xs, len(vs) + 0.4], [*(f"value {i + 1}" for i in xs), "mixture"])
             ax.set_ylim(min(0.0, float(vs.min())) - 0.05 * top, top)
             ax.axhline(0, color=colours["grid"], lw=0.8)
             terms = " + ".join(
@@ -323,6 +322,98 @@ def same_weights_two_values(
             )
             ax.set_title(f"set {chr(ord('A') + panel)}: {terms} = {format_number(out)}")
     return fig
+
+
+def weights_matrix(
+    *,
+    queries: ArrayLike,
+    keys: ArrayLike,
+    allowed: ArrayLike | None = None,
+    palette: Palette = "light",
+) -> Figure:
+    """The attention weights of several queries as a matrix, row by row.
+
+    Parameters
+    ----------
+    queries : array_like, shape ``[L, d_k]``
+        One query per row.
+    keys : array_like, shape ``[S, d_k]``
+        One key per column.
+    allowed : array_like of bool, shape ``[L, S]``, optional
+        **True means the key may be attended.** Default: every key allowed.
+    palette : {"light", "dark"}
+        Colour scheme.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Rows are queries, columns are keys. Each cell is shaded by its weight
+        and printed to 3 decimals; blocked cells are hatched and labelled
+        "masked". Each row's sum is printed on its right.
+    """
+    colours = _palette(palette)
+    q = np.asarray(queries, dtype=float)
+    k = np.asarray(keys, dtype=float)
+    keep = np.ones((len(q), len(k)), dtype=bool) if allowed is None else np.asarray(allowed)
+    w = attention_weights(q, k, allowed=keep)  # [L, S]
+    n_q, n_k = w.shape
+    cmap = mpl.colors.LinearSegmentedColormap.from_list(
+        "weights", [colours["background"], colours["allowed"]]
+    )
+    with _style(colours):
+        fig = Figure(
+            figsize=(1.3 * n_k + 2.8, 0.8 * n_q + 1.6),
+            layout="constrained",
+            facecolor=colours["background"],
+        )
+        ax = fig.subplots()
+        for i in range(n_q):
+            for j in range(n_k):
+                if keep[i, j]:
+                    face = cmap(float(w[i, j]))
+                    text, hatch = f"{w[i, j]:.3f}", None
+                    # the ink with the higher contrast: white below luminance 0.179, black above
+                    ink = "#ffffff" if _luminance(face) < 0.179 else "#000000"
+                else:
+                    face, text, hatch, ink = colours["blocked"], "0\nmasked", "//", colours["text"]
+                ax.add_patch(
+                    Rectangle(
+                        (j, i), 1, 1, facecolor=face, edgecolor=colours["grid"], lw=1, hatch=hatch
+                    )
+                )
+                ax.text(j + 0.5, i + 0.5, text, ha="center", va="center", color=ink, fontsize=9)
+            ax.text(
+                n_k + 0.15,
+                i + 0.5,
+                f"sum {w[i].sum():.3f}",
+                ha="left",
+                va="center",
+                color=colours["text"],
+            )
+        ax.set_xlim(0, n_k + 1.1)
+        ax.set_ylim(n_q, 0)
+        ax.set_xticks(np.arange(n_k) + 0.5, [f"key {j}" for j in range(n_k)])
+        ax.set_yticks(np.arange(n_q) + 0.5, [f"query {i}" for i in range(n_q)])
+        ax.xaxis.tick_top()
+        ax.tick_params(length=0)
+        for side in ax.spines.values():
+            side.set_visible(False)
+        bar = fig.colorbar(
+            mpl.cm.ScalarMappable(norm=mpl.colors.Normalize(0, 1), cmap=cmap),
+            ax=ax,
+            location="bottom",
+            shrink=0.6,
+            aspect=30,
+        )
+        bar.set_label("weight (0 to 1); hatched cells are masked: weight exactly 0")
+        bar.outline.set_edgecolor(colours["muted"])
+    return fig
+
+
+def _luminance(rgba: tuple[float, ...]) -> float:
+    """Relative luminance (WCAG) of an RGB(A) colour with channels in [0, 1]."""
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgba[:3]]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
 
 
 # ---------------------------------------------------------------------------

@@ -1,6 +1,9 @@
 """MkDocs hook: figures drawn at build time, and maths turned into MathML.
 
-Listed first under ``hooks:`` in ``mkdocs.yml``.
+Listed first under ``hooks:`` in ``mkdocs.yml``: its ``on_config`` drops the
+cached ``attention_by_hand`` modules so that each build of ``mkdocs serve``
+uses the code in ``src/`` as it is now. Other hooks that use the maths should
+import it inside their event functions, not at module level, to see changes.
 
 Figures
     Every figure in :data:`attention_by_hand.book.registry.FIGURES` is drawn
@@ -23,23 +26,19 @@ Maths
 from __future__ import annotations
 
 import html
+import importlib
 import re
 import sys
+from types import ModuleType
 
-# `mkdocs serve` loads this file afresh on every rebuild, but Python keeps the
-# package's modules cached. Drop them so a change under src/ is drawn anew.
-for _name in [n for n in sys.modules if n.split(".")[0] == "attention_by_hand"]:
-    del sys.modules[_name]
+from latex2mathml.converter import convert as latex_to_mathml
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+from mkdocs.utils import get_relative_url
 
-from latex2mathml.converter import convert as latex_to_mathml  # noqa: E402
-from mkdocs.config.defaults import MkDocsConfig  # noqa: E402
-from mkdocs.exceptions import PluginError  # noqa: E402
-from mkdocs.structure.files import File, Files  # noqa: E402
-from mkdocs.structure.pages import Page  # noqa: E402
-from mkdocs.utils import get_relative_url  # noqa: E402
-
-from attention_by_hand.book.markdown import replace_outside_fences  # noqa: E402
-from attention_by_hand.book.registry import FIGURES, PALETTE_NAMES  # noqa: E402
+from attention_by_hand.book.markdown import replace_outside_fences
 
 FIGURE_LINE = re.compile(r"^\[\[figure:\s*(?P<name>[^\]\s]*)\s*\]\][ \t]*$", re.MULTILINE)
 SVG_SIZE = re.compile(rb'<svg[^>]*?width="(?P<w>[\d.]+)pt" height="(?P<h>[\d.]+)pt"')
@@ -52,17 +51,34 @@ MATH = re.compile(
 #: Width and height in CSS pixels of each figure drawn in this build.
 _SIZES: dict[str, tuple[int, int]] = {}
 
+#: The figure registry, imported afresh for each build (see on_config).
+_registry: ModuleType = importlib.import_module("attention_by_hand.book.registry")
+
 
 # ---------------------------------------------------------------------------
 # Hooks
 # ---------------------------------------------------------------------------
 
 
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    """Import the maths and figure code afresh, so `mkdocs serve` draws a change in src/.
+
+    MkDocs loads a hook file once per process and Python caches imported
+    modules, so without this a rebuild triggered by ``watch: [src]`` would
+    draw the figures with the code as it was when the server started.
+    """
+    global _registry
+    for name in [n for n in sys.modules if n.split(".")[0] == "attention_by_hand"]:
+        del sys.modules[name]
+    _registry = importlib.import_module("attention_by_hand.book.registry")
+    return config
+
+
 def on_files(files: Files, *, config: MkDocsConfig) -> Files:
     """Draw every registered figure in both palettes into the build, in memory."""
     _SIZES.clear()
-    for spec in FIGURES.values():
-        for palette in PALETTE_NAMES:
+    for spec in _registry.FIGURES.values():
+        for palette in _registry.PALETTE_NAMES:
             svg = spec.svg(palette)
             files.append(File.generated(config, spec.path(palette), content=svg))
         size = SVG_SIZE.search(svg)
@@ -102,9 +118,9 @@ def on_page_content(html_text: str, *, page: Page, config: MkDocsConfig, files: 
 
 
 def _figure_html(name: str, page: Page) -> str:
-    spec = FIGURES.get(name)
+    spec = _registry.FIGURES.get(name)
     if spec is None:
-        known = ", ".join(sorted(FIGURES))
+        known = ", ".join(sorted(_registry.FIGURES))
         raise PluginError(
             f"{page.file.src_uri}: unknown figure '{name}' in [[figure: {name}]]. "
             f"Known figures: {known}. Add new ones to attention_by_hand/book/registry.py"
@@ -113,7 +129,7 @@ def _figure_html(name: str, page: Page) -> str:
     caption = html.escape(spec.caption)
     width, height = _SIZES[name]
     images, links = [], []
-    for palette in PALETTE_NAMES:
+    for palette in _registry.PALETTE_NAMES:
         url = get_relative_url(spec.path(palette), page.url)
         images.append(
             f'<img src="{url}#only-{palette}" alt="{alt}" width="{width}" height="{height}" '

@@ -117,7 +117,9 @@ def claim(fragment: str, *values: Any, _example: Example | None = None) -> None:
     """
     __tracebackhide__ = True
     if not isinstance(fragment, str) or not fragment.strip():
-        raise TypeError(f"claim() needs a fragment of prose as its first argument; got {fragment!r}")
+        raise TypeError(
+            f"claim() needs a fragment of prose as its first argument; got {fragment!r}"
+        )
     expected = [_parse_number(m.group()) for m in NUMBER.finditer(fragment)]
     computed = list(_flatten(values))
     where = "this check"
@@ -220,7 +222,7 @@ def _flatten(values: Iterable[Any]) -> Iterator[Any]:
     for value in values:
         if isinstance(value, (str, bytes)):
             raise TypeError(f"claim() compares numbers; got the string {value!r}")
-        if isinstance(value, np.ndarray) or isinstance(value, (list, tuple)):
+        if isinstance(value, (np.ndarray, list, tuple)):
             yield from _flatten(np.asarray(value, dtype=object).ravel().tolist())
         else:
             yield value

@@ -18,6 +18,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .. import figures
+from .demos import DEMOS
 
 PALETTE_NAMES = ("light", "dark")
 
@@ -123,6 +124,53 @@ _SPECS = (
         ),
     ),
 )
+
+
+def _demo_weights_figure(demo: str) -> FigureSpec:
+    """The default weights of an interactive demo, drawn from the demo's own inputs."""
+    spec = DEMOS[demo]
+    result = spec.result()
+    n_q, n_k = result.weights.shape
+
+    def vectors(rows: tuple[tuple[float, ...], ...], letter: str) -> str:
+        return ", ".join(
+            f"{letter}{i} = ({', '.join(figures.format_number(x) for x in row)})"
+            for i, row in enumerate(rows)
+        )
+
+    if spec.causal and spec.padding:
+        mask = f"causal mask, and key {spec.padding_key} is padding"
+    elif spec.causal:
+        mask = "causal mask: query i may attend keys 0 to i"
+    elif spec.padding:
+        mask = f"key {spec.padding_key} is padding"
+    else:
+        mask = "no mask"
+    rows = "; ".join(
+        f"query {i}: "
+        + ", ".join(
+            f"{w:.3f}" if ok else "0 (masked)"
+            for w, ok in zip(result.weights[i], result.allowed[i], strict=True)
+        )
+        for i in range(n_q)
+    )
+    return FigureSpec(
+        name=f"demo-{demo}-weights",
+        draw=figures.weights_matrix,
+        inputs={"queries": spec.queries, "keys": spec.keys, "allowed": result.allowed},
+        alt=(
+            f"A {n_q} by {n_k} grid of attention weights, rows for queries 0 to {n_q - 1} and "
+            f"columns for keys 0 to {n_k - 1}, shaded by weight; every row sums to 1. {rows}."
+        ),
+        caption=(
+            f"The default weights of the interactive demo. Inputs: {vectors(spec.queries, 'q')}; "
+            f"{vectors(spec.keys, 'k')}; d_k = {spec.d_k}, scores scaled by 1/√{spec.d_k}; "
+            f"{mask}."
+        ),
+    )
+
+
+_SPECS = (*_SPECS, *(_demo_weights_figure(name) for name in DEMOS))
 
 #: Every figure of the book, by name.
 FIGURES: Mapping[str, FigureSpec] = MappingProxyType({spec.name: spec for spec in _SPECS})

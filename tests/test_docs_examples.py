@@ -1,0 +1,104 @@
+"""Guards around Sybil: no Python block may be silently left out.
+
+Sybil runs a fence only when its info string is exactly ``python``. A fence
+written ```` ```py ```` or ```` ```python title="x" ```` would be shown on the
+page but never run, so the numbers it prints could drift. These tests count
+the Python-looking fences of every page and the examples Sybil collects from
+it, and they must agree.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from sybil import Sybil
+from sybil.parsers.markdown import ClearNamespaceParser, SkipParser
+
+from attention_by_hand.book.prose import PythonBlockParser
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+PAGES = sorted(DOCS.rglob("*.md"))
+
+FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n]*?)[ \t]*$", re.MULTILINE)
+PYTHONISH = re.compile(r"^(\{[^}]*)?\.?(py|python|python3|pycon|ipython)\b", re.IGNORECASE)
+INVISIBLE = re.compile(r"<!--\s*invisible-code(?:-block)?:\s*python\s*\n", re.MULTILINE)
+SKIP = re.compile(r"<!--\s*skip:\s*(?P<args>[^>]*?)\s*-->")
+
+
+def _opening_fences(text: str) -> list[tuple[int, str]]:
+    """(line, info string) of every opening fence."""
+    found, open_fence = [], None
+    for match in FENCE.finditer(text):
+        fence = match["fence"]
+        if open_fence is None:
+            found.append((text.count("\n", 0, match.start()) + 1, match["info"]))
+            open_fence = fence
+        elif fence[0] == open_fence[0] and len(fence) >= len(open_fence) and not match["info"]:
+            open_fence = None
+    return found
+
+
+def _sybil_python_examples(page: Path) -> int:
+    sybil = Sybil(parsers=[PythonBlockParser(), SkipParser(), ClearNamespaceParser()])
+    document = sybil.parse(page)
+    return sum(1 for e in document.examples() if isinstance(e.region.parsed, str))
+
+
+def test_there_are_pages_and_python_examples() -> None:
+    assert (DOCS / "index.md") in PAGES
+    assert sum(_sybil_python_examples(p) for p in PAGES) >= 2
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
+def test_every_python_fence_is_exactly_python(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
+    wrong = [
+        f"line {line}: ```{info}"
+        for line, info in _opening_fences(text)
+        if PYTHONISH.match(info) and info != "python"
+    ]
+    assert not wrong, (
+        f"{page.relative_to(ROOT)}: Sybil runs a fence only when its info string is exactly "
+        f"`python`; these would be shown but never run: {wrong}"
+    )
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
+def test_sybil_collects_every_python_block(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
+    fences = sum(1 for _, info in _opening_fences(text) if info == "python")
+    invisible = len(INVISIBLE.findall(text))
+    assert _sybil_python_examples(page) == fences + invisible, (
+        f"{page.relative_to(ROOT)}: {fences} ```python fences and {invisible} invisible "
+        f"blocks, but Sybil collected a different number of examples"
+    )
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
+def test_every_skip_has_a_reason(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
+    bad = []
+    for match in SKIP.finditer(text):
+        args = match["args"]
+        if args.startswith(("next", "start")) and not re.search(r"\"[^\"]+\"", args):
+            bad.append(f"line {text.count(chr(10), 0, match.start()) + 1}: {match.group()}")
+    assert not bad, f"{page.relative_to(ROOT)}: a skip needs a quoted reason: {bad}"
+
+
+def test_the_guard_catches_a_fence_sybil_would_skip(tmp_path: Path) -> None:
+    """The counting above really sees the trap it is meant for."""
+    page = tmp_path / "trap.md"
+    page.write_text(
+        '```python\nx = 1\n```\n\n```py\ny = 2\n```\n\n```python title="z.py"\nz = 3\n```\n',
+        encoding="utf-8",
+    )
+    infos = [info for _, info in _opening_fences(page.read_text())]
+    assert infos == ["python", "py", 'python title="z.py"']
+    assert [i for i in infos if PYTHONISH.match(i) and i != "python"] == [
+        "py",
+        'python title="z.py"',
+    ]
+    assert _sybil_python_examples(page) == 1
