@@ -9,6 +9,12 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat constraints.txt pyproject.toml | cksum | cut -d' ' -f1)
 
 export NO_MKDOCS_2_WARNING := 1
+# Reproducible builds: dates in the site (sitemap, gzip header) are the last
+# commit's time, so the same commit gives the same bytes.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
+ifneq ($(SOURCE_DATE_EPOCH),)
+export SOURCE_DATE_EPOCH
+endif
 
 .PHONY: install serve build strict offline test lint clean
 
@@ -29,6 +35,9 @@ build: $(STAMP)  ## build the site into site/
 
 strict: $(STAMP)  ## build the site into site/, failing on any warning
 	$(BIN)/mkdocs build --strict
+
+offline: $(STAMP)  ## build a site to read from disk into site-offline/ (open site-offline/index.html)
+	OFFLINE=true $(BIN)/mkdocs build --strict -d site-offline
 
 test: $(STAMP)  ## run every test: maths, docs examples, build, browser
 	$(BIN)/python -m pytest
