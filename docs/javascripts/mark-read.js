@@ -1,0 +1,161 @@
+/* Attention by Hand: an optional "mark as read", kept only in this browser.
+ *
+ * Off until the reader presses "Mark as read" on a lesson page. The whole
+ * book uses ONE localStorage key, "attention-by-hand:read", holding a JSON
+ * list of page paths relative to the site root ("lessons/causal-masking/").
+ * When the list becomes empty the key is removed. Nothing else is stored
+ * and nothing is sent. Read pages get a check mark in the navigation; every
+ * lesson page has "Mark as read" / "Mark as unread" and "Clear all".
+ */
+(function () {
+  "use strict";
+
+  var KEY = "attention-by-hand:read";
+  var MARKABLE = /^(lessons|notebooks)\//;
+
+  /* The site root, from Material's page config ("base": "../.."). */
+  function siteRoot() {
+    var base = ".";
+    var config = document.getElementById("__config");
+    if (config) {
+      try { base = JSON.parse(config.textContent).base || "."; } catch (e) { /* keep "." */ }
+    }
+    return new URL(base.replace(/\/?$/, "/"), location.href);
+  }
+
+  /* A link or location as a path relative to the site root, or null if outside it. */
+  function pageKey(url, root) {
+    if (url.protocol !== root.protocol || url.host !== root.host) return null;
+    if (url.pathname.indexOf(root.pathname) !== 0) return null;
+    return decodeURI(url.pathname.slice(root.pathname.length)).replace(/(^|\/)index\.html$/, "$1");
+  }
+
+  function load() {
+    try {
+      var list = JSON.parse(window.localStorage.getItem(KEY) || "[]");
+      return Array.isArray(list) ? list.filter(function (x) { return typeof x === "string"; }) : [];
+    } catch (e) {
+      return [];
+    }
+  }
+
+  /* Returns true when the browser kept the change. */
+  function save(list) {
+    try {
+      if (list.length === 0) window.localStorage.removeItem(KEY);
+      else window.localStorage.setItem(KEY, JSON.stringify(list.slice().sort()));
+      return true;
+    } catch (e) {
+      return false;
+    }
+  }
+
+  function navLinks(root) {
+    var links = [];
+    document.querySelectorAll(".md-nav a.md-nav__link[href]").forEach(function (a) {
+      var href = a.getAttribute("href");
+      if (href.charAt(0) === "#") return;
+      var key = pageKey(new URL(href, location.href), root);
+      if (key !== null) links.push({ a: a, key: key });
+    });
+    return links;
+  }
+
+  function markNav(root, read) {
+    navLinks(root).forEach(function (link) {
+      var mark = link.a.querySelector(".abh-read-mark");
+      var isRead = read.indexOf(link.key) !== -1;
+      if (isRead && !mark) {
+        mark = document.createElement("span");
+        mark.className = "abh-read-mark";
+        mark.innerHTML = '<span aria-hidden="true">\u2713</span><span class="abh-sr-only"> (read)</span>';
+        var ellipsis = link.a.querySelector(".md-ellipsis");
+        (ellipsis || link.a).appendChild(mark);
+      } else if (!isRead && mark) {
+        mark.remove();
+      }
+      link.a.classList.toggle("abh-read", isRead);
+    });
+  }
+
+  function markablePages(root) {
+    var keys = [];
+    navLinks(root).forEach(function (link) {
+      if (MARKABLE.test(link.key) && keys.indexOf(link.key) === -1) keys.push(link.key);
+    });
+    return keys;
+  }
+
+  function start() {
+    var root = siteRoot();
+    var here = pageKey(new URL(location.href), root);
+    markNav(root, load());
+
+    var article = document.querySelector("article.md-content__inner");
+    if (!article || here === null || !MARKABLE.test(here) || article.querySelector(".abh-progress")) {
+      return;
+    }
+    var box = document.createElement("section");
+    box.className = "abh-progress";
+    box.setAttribute("aria-label", "Reading progress");
+    box.innerHTML =
+      '<p class="abh-progress-state" role="status" aria-live="polite"></p>' +
+      '<div class="abh-progress-actions">' +
+      '<button type="button" class="md-button" data-action="toggle"></button>' +
+      '<button type="button" class="md-button" data-action="clear">Clear all read marks</button>' +
+      "</div>" +
+      "<p>Optional. Read marks are kept only in this browser, under one key, and only after " +
+      "you press the button; nothing is sent anywhere.</p>";
+    article.appendChild(box);
+    var state = box.querySelector(".abh-progress-state");
+    var toggle = box.querySelector('[data-action="toggle"]');
+    var clear = box.querySelector('[data-action="clear"]');
+
+    function show(read, message) {
+      var isRead = read.indexOf(here) !== -1;
+      var total = markablePages(root).length;
+      var count = read.filter(function (k) { return MARKABLE.test(k); }).length;
+      toggle.textContent = isRead ? "Mark as unread" : "Mark as read";
+      clear.hidden = read.length === 0;
+      state.textContent = (message ? message + " " : "") +
+        (isRead ? "This page is marked as read." : "This page is not marked as read.") +
+        (read.length ? " Read: " + count + " of " + total + " pages." : "");
+      markNav(root, read);
+    }
+
+    toggle.addEventListener("click", function () {
+      var read = load();
+      var at = read.indexOf(here);
+      if (at === -1) read.push(here);
+      else read.splice(at, 1);
+      if (!save(read)) {
+        show(load(), "This browser does not let the page remember it; nothing was stored.");
+        return;
+      }
+      show(read, at === -1 ? "Marked as read." : "Mark removed.");
+    });
+
+    clear.addEventListener("click", function () {
+      if (!save([])) {
+        show(load(), "This browser does not let the page change what it remembers.");
+        return;
+      }
+      show([], "All read marks cleared; nothing is stored.");
+      toggle.focus();
+    });
+
+    window.addEventListener("storage", function (event) {
+      if (event.key === KEY || event.key === null) show(load());
+    });
+
+    show(load());
+  }
+
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe(start);
+  } else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();

@@ -1,0 +1,337 @@
+"""MkDocs hook: the interactive attention demo ("see attention add up").
+
+A page shows a demo with a line of its own::
+
+    [[demo: mixture]]
+
+The name is a key of :data:`attention_by_hand.book.demos.DEMOS`; an unknown
+name stops the build, naming the page and the demo. The build renders the
+whole demo as HTML, with every number computed by :mod:`attention_by_hand`
+for the default inputs, so a reader without JavaScript sees the inputs and
+the results. The inputs also go into the page as JSON (a
+``<script type="application/json">`` element, which works from ``file://``
+too), and ``docs/javascripts/demo.js`` makes the same markup live: it turns
+the query and key cells into number inputs and the mask checkboxes on, and
+recomputes every number in the browser with the reference's stable masked
+softmax (subtract the largest allowed score, exponentiate, divide by the
+sum).
+
+Every number cell carries its unrounded value in ``data-value`` (the
+shortest text that reads back as the same float), so tests can compare the
+page with the reference to 1e-12.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+
+import numpy as np
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+
+from attention_by_hand.book.demos import DEMOS, DemoResult, DemoSpec
+from attention_by_hand.book.markdown import replace_outside_fences
+
+DEMO_LINE = re.compile(r"^\[\[demo:\s*(?P<name>[^\]\s]*)\s*\]\][ \t]*$", re.MULTILINE)
+
+#: Range and step of the number inputs (the JSON carries them to the script).
+INPUT_MIN, INPUT_MAX, INPUT_STEP = -10.0, 10.0, 0.5
+
+MINUS = "\N{MINUS SIGN}"
+
+NOTE = (
+    '<p class="abh-demo-note"><strong>A calculation, not a model.</strong> Every number below '
+    "is computed from the inputs stated here; none of it is a sample from a trained model. "
+    "Change a query or a key, or switch a mask, and the numbers are recomputed in your "
+    "browser; nothing is sent anywhere.</p>"
+)
+NO_JS = (
+    '<p class="abh-demo-nojs">JavaScript is off, so this shows the default inputs and their '
+    "results; turn it on to change them.</p>"
+)
+
+
+# ---------------------------------------------------------------------------
+# Hooks
+# ---------------------------------------------------------------------------
+
+
+def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """Replace each ``[[demo: name]]`` line with the demo's HTML."""
+    seen: dict[str, int] = {}
+
+    def demo_html(match: re.Match[str]) -> str:
+        name = match["name"]
+        spec = DEMOS.get(name)
+        if spec is None:
+            known = ", ".join(sorted(DEMOS))
+            raise PluginError(
+                f"{page.file.src_uri}: unknown demo '{name}' in [[demo: {name}]]. "
+                f"Known demos: {known}. Add new ones to attention_by_hand/book/demos.py"
+            )
+        seen[name] = seen.get(name, 0) + 1
+        uid = f"demo-{name}" if seen[name] == 1 else f"demo-{name}-{seen[name]}"
+        return render_demo(spec, uid)
+
+    return replace_outside_fences(DEMO_LINE, demo_html, markdown)
+
+
+# ---------------------------------------------------------------------------
+# Rendering
+# ---------------------------------------------------------------------------
+
+
+def render_demo(spec: DemoSpec, uid: str) -> str:
+    """The demo's HTML for its default inputs: one raw HTML block, no blank line.
+
+    Parameters
+    ----------
+    spec : DemoSpec
+        The demo.
+    uid : str
+        The element id of the demo, unique on its page; every id inside
+        starts with it.
+
+    Returns
+    -------
+    str
+        HTML starting and ending with a blank line, so Markdown leaves it alone.
+    """
+    result = spec.result()
+    n_q = len(spec.queries)
+    data = {
+        **spec.as_json_data(),
+        "input": {"min": INPUT_MIN, "max": INPUT_MAX, "step": INPUT_STEP},
+    }
+    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    parts = [
+        (
+            f'<div class="abh-demo" id="{uid}" data-demo="{spec.name}" role="group" '
+            f'aria-labelledby="{uid}-title">'
+        ),
+        f'<p class="abh-demo-title" id="{uid}-title">{html.escape(spec.title)}</p>',
+        NOTE,
+        f'<script type="application/json" class="abh-demo-data">{payload}</script>',
+        NO_JS,
+        _masks_html(spec, uid, n_q),
+        _inputs_html(spec, uid),
+        _results_html(spec, result, uid),
+        f'<p class="abh-demo-status" id="{uid}-status" role="status" aria-live="polite"></p>',
+        "</div>",
+    ]
+    return "\n\n" + "\n".join(parts) + "\n\n"
+
+
+def _masks_html(spec: DemoSpec, uid: str, n_q: int) -> str:
+    boxes = [
+        _checkbox(
+            uid,
+            "causal",
+            spec.causal,
+            "Causal mask: query i may attend only keys 0 to i (key j is blocked for query i "
+            "when j &gt; i)",
+        )
+    ]
+    if spec.padding_key is not None:
+        boxes.append(
+            _checkbox(
+                uid,
+                "padding",
+                spec.padding,
+                f"Position {spec.padding_key} is padding: key {spec.padding_key} is blocked for "
+                f"every query",
+            )
+        )
+    return (
+        f'<fieldset class="abh-demo-masks"><legend>Masks (applied to all {n_q} queries before '
+        "the softmax)</legend>" + "".join(boxes) + "</fieldset>"
+    )
+
+
+def _checkbox(uid: str, name: str, checked: bool, label: str) -> str:
+    state = " checked" if checked else ""
+    return (
+        f'<div class="abh-demo-toggle"><input type="checkbox" id="{uid}-{name}" '
+        f'data-toggle="{name}"{state} disabled> <label for="{uid}-{name}">{label}</label></div>'
+    )
+
+
+def _inputs_html(spec: DemoSpec, uid: str) -> str:
+    d_k, d_v = spec.d_k, len(spec.values[0])
+    coords = "".join(f'<th scope="col">coordinate {c + 1}</th>' for c in range(d_k))
+    q_rows = "".join(
+        f'<tr><th scope="row">query {i}</th>'
+        + "".join(_input_cell(uid, "q", i, c, x) for c, x in enumerate(row))
+        + "</tr>"
+        for i, row in enumerate(spec.queries)
+    )
+    kv_rows = "".join(
+        f'<tr><th scope="row">position {j}</th>'
+        + "".join(_input_cell(uid, "k", j, c, x) for c, x in enumerate(row))
+        + f'<td class="abh-value">{_vector(spec.values[j])}</td></tr>'
+        for j, row in enumerate(spec.keys)
+    )
+    return (
+        '<div class="abh-demo-inputs">'
+        + _table(
+            f"Queries (d<sub>k</sub> = {d_k}); you can change them",
+            f'<tr><th scope="col">position</th>{coords}</tr>',
+            q_rows,
+        )
+        + _table(
+            f"Keys (you can change them) and values (d<sub>v</sub> = {d_v}, fixed)",
+            f'<tr><th scope="col">key</th>{coords}<th scope="col">value</th></tr>',
+            kv_rows,
+        )
+        + "</div>"
+    )
+
+
+def _input_cell(uid: str, kind: str, i: int, c: int, x: float) -> str:
+    noun = "query" if kind == "q" else "key"
+    return (
+        f'<td><input type="number" class="abh-demo-input" id="{uid}-{kind}-{i}-{c}" '
+        f'data-input="{kind}-{i}-{c}" value="{_plain(x)}" step="{_plain(INPUT_STEP)}" '
+        f'min="{_plain(INPUT_MIN)}" max="{_plain(INPUT_MAX)}" readonly '
+        f'aria-label="{noun} {i}, coordinate {c + 1}"></td>'
+    )
+
+
+def _results_html(spec: DemoSpec, r: DemoResult, uid: str) -> str:
+    n_q, n_k = r.weights.shape
+    d_v = r.output.shape[1]
+    root = f"√{spec.d_k}"
+    keys_head = "".join(f'<th scope="col">key {j}</th>' for j in range(n_k))
+
+    def matrix(kind: str, values: np.ndarray, masked_text: str | None, extra=None) -> str:
+        rows = []
+        for i in range(n_q):
+            cells = "".join(
+                _cell(
+                    kind, (i, j), values[i, j], masked=masked_text if not r.allowed[i, j] else None
+                )
+                for j in range(n_k)
+            )
+            rows.append(
+                f'<tr><th scope="row">query {i}</th>{cells}{extra(i) if extra else ""}</tr>'
+            )
+        return "".join(rows)
+
+    dots = _table(
+        "1. Dot products q<sub>i</sub> · k<sub>j</sub>",
+        f'<tr><th scope="col">query</th>{keys_head}</tr>',
+        matrix("dot", r.dots, None),
+        scroll=f"{uid}-dots",
+    )
+    scores = _table(
+        f"2. Scaled scores q<sub>i</sub> · k<sub>j</sub> / {root}; a masked score is set to "
+        "&minus;&infin; before the softmax",
+        f'<tr><th scope="col">query</th>{keys_head}</tr>',
+        matrix("score", r.scores, "masked"),
+        scroll=f"{uid}-scores",
+    )
+    weights = _table(
+        "3. Weights: the softmax of each row over its allowed keys",
+        f'<tr><th scope="col">query</th>{keys_head}<th scope="col">row sum</th></tr>',
+        matrix("weight", r.weights, "masked", extra=lambda i: _cell("sum", (i,), r.row_sums[i])),
+        scroll=f"{uid}-weights",
+        table_class="abh-demo-weights",
+    )
+    legend = (
+        '<div class="abh-demo-legend" aria-hidden="true">'
+        '<span class="abh-legend-label">weight 0</span>'
+        '<span class="abh-legend-scale"></span>'
+        '<span class="abh-legend-label">1</span>'
+        '<span class="abh-legend-masked"></span>'
+        '<span class="abh-legend-label">masked: weight exactly 0</span></div>'
+        '<p class="abh-sr-only">Colour scale: the more of the row a weight takes, the darker '
+        "its cell; masked cells are hatched and say masked.</p>"
+    )
+    out_head = "".join(f'<th scope="col">coordinate {c + 1}</th>' for c in range(d_v))
+    out_rows = "".join(
+        f'<tr><th scope="row">query {i}</th>'
+        + "".join(_cell("out", (i, c), r.output[i, c]) for c in range(d_v))
+        + "</tr>"
+        for i in range(n_q)
+    )
+    output = _table(
+        "4. Output of each query: the sum over keys of weight &times; value",
+        f'<tr><th scope="col">query</th>{out_head}</tr>',
+        out_rows,
+        scroll=f"{uid}-output",
+    )
+    return f'<div class="abh-demo-results">{dots}{scores}{weights}{legend}{output}</div>'
+
+
+def _table(
+    caption: str, head: str, body: str, *, scroll: str | None = None, table_class: str = ""
+) -> str:
+    cls = f"abh-table {table_class}".strip()
+    table = (
+        f'<table class="{cls}"><caption>{caption}</caption><thead>{head}</thead>'
+        f"<tbody>{body}</tbody></table>"
+    )
+    if scroll is None:
+        return f'<div class="abh-scroll">{table}</div>'
+    # a results table can be wider than a phone: its scroll box takes the focus,
+    # so that it can be scrolled with the keyboard
+    return (
+        f'<div class="abh-scroll" tabindex="0" role="region" aria-labelledby="{scroll}">'
+        + table.replace("<caption>", f'<caption id="{scroll}">', 1)
+        + "</div>"
+    )
+
+
+def _cell(kind: str, index: tuple[int, ...], value: float, *, masked: str | None = None) -> str:
+    """One number cell, exactly as ``demo.js`` writes it (``cellHtml`` there)."""
+    name = "-".join([kind, *map(str, index)])
+    classes = ["abh-num"]
+    style = ""
+    if kind == "weight":
+        classes.append("abh-weight")
+    if masked:
+        classes.append("abh-masked")
+        shown = f"{MINUS}∞" if kind == "score" else "0"
+        exact = "-Infinity" if kind == "score" else "0"
+        inner = f'<span class="abh-n">{shown}</span> <span class="abh-tag">{masked}</span>'
+    else:
+        exact = repr(float(value))
+        inner = f'<span class="abh-n">{format_number(value)}</span>'
+        if kind == "weight":
+            style = f' style="--abh-w: {_plain(round(float(value), 4))}"'
+    return (
+        f'<td class="{" ".join(classes)}" data-cell="{name}" data-value="{exact}"{style}>'
+        f"{inner}</td>"
+    )
+
+
+def format_number(x: float) -> str:
+    """A computed number as the demo shows it: 3 decimals, a real minus sign, no -0.000.
+
+    Examples
+    --------
+    >>> format_number(0.40059), format_number(-0.0001), format_number(-1.25) == MINUS + "1.250"
+    ('0.401', '0.000', True)
+    """
+    text = f"{float(x):.3f}"
+    if float(text) == 0:
+        return "0.000"
+    return text.replace("-", MINUS)
+
+
+def _vector(row: tuple[float, ...]) -> str:
+    """A stated vector as the page shows it, with real minus signs: (2, 0.5)."""
+    return "(" + ", ".join(_plain(x).replace("-", MINUS) for x in row) + ")"
+
+
+def _plain(x: float) -> str:
+    """An input as a short number: 1, 0.5, -10."""
+    x = float(x)
+    if not math.isfinite(x):
+        raise ValueError(f"demo inputs must be finite; got {x}")
+    return str(int(x)) if x == int(x) else repr(x)

@@ -1,0 +1,336 @@
+"""MkDocs hook: "check your understanding" quizzes written in a small syntax.
+
+A lesson writes a quiz as a fenced block with the info string ``quiz``::
+
+    ```quiz
+    ? Question text?
+    - [x] A correct choice.
+      > Why it is right (an explanation is required for every choice).
+    - [ ] A wrong choice.
+      > Why it is wrong.
+
+    ? Next question ...
+    ```
+
+One ``[x]`` makes radio buttons, several make checkboxes. A line indented
+by two or more spaces that does not start with ``>`` continues the question,
+the choice or the explanation above it; ``>`` lines add to the explanation.
+Question, choice and explanation texts are inline Markdown (code, emphasis,
+links, ``$maths$``).
+
+The hook turns each quiz into HTML: one ``fieldset`` per question with a
+``legend``, labelled radios or checkboxes, and for every choice a
+``<details>`` explanation that says whether the choice is correct. That is
+what a reader without JavaScript gets: the questions and every explanation,
+one click away. ``docs/javascripts/quiz.js`` adds the "Check" and "Try
+again" buttons, keeps the explanations hidden until the reader answers, then
+shows all of them. Nothing about the answers is stored or sent, and the
+quiz says so.
+
+A malformed quiz (no correct choice, a choice without an explanation, a
+question with fewer than two choices, a line that fits nowhere, a quiz
+without questions or without its closing fence) stops the build with a
+message naming the page and the question.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+import markdown as markdown_lib
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+
+from attention_by_hand.book.markdown import FENCE
+
+__all__ = ["Choice", "Question", "QuizError", "parse_quiz", "render_quiz"]
+
+PRIVACY_NOTE = "Your answers stay on this page: nothing is stored or sent."
+ACTIONS = (
+    '<div class="abh-quiz-actions" hidden>'
+    '<button type="button" class="md-button md-button--primary" data-action="check">Check'
+    '</button><button type="button" class="md-button" data-action="retry" hidden>Try again'
+    "</button></div>"
+)
+
+QUESTION = re.compile(r"^\?[ \t]+(?P<text>\S.*)$")
+CHOICE = re.compile(r"^-[ \t]+\[(?P<mark>[ xX])\][ \t]+(?P<text>\S.*)$")
+EXPLANATION = re.compile(r"^[ \t]+>[ \t]?(?P<text>.*)$")
+CONTINUATION = re.compile(r"^(?: {2,}|\t)[ \t]*(?P<text>[^\s>].*)$")
+
+
+class QuizError(ValueError):
+    """A quiz block that does not follow the syntax; the message names the question."""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One answer of a question.
+
+    Attributes
+    ----------
+    text : str
+        The choice, inline Markdown.
+    correct : bool
+        Whether it was marked ``[x]``.
+    explanation : str
+        Why it is right or wrong, inline Markdown.
+    """
+
+    text: str
+    correct: bool
+    explanation: str
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question of a quiz.
+
+    Attributes
+    ----------
+    text : str
+        The question, inline Markdown.
+    choices : tuple of Choice
+        At least two, at least one correct.
+    """
+
+    text: str
+    choices: tuple[Choice, ...]
+
+    @property
+    def multiple(self) -> bool:
+        """True when several choices are correct (checkboxes), False for radios."""
+        return sum(c.correct for c in self.choices) > 1
+
+
+# ---------------------------------------------------------------------------
+# Hook
+# ---------------------------------------------------------------------------
+
+
+def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """Replace each ```` ```quiz ```` block with the quiz's HTML."""
+    converter: list[markdown_lib.Markdown] = []
+
+    def inline(text: str) -> str:
+        if not converter:
+            converter.append(
+                markdown_lib.Markdown(
+                    extensions=config.markdown_extensions,
+                    extension_configs=config.mdx_configs,
+                )
+            )
+        md = converter[0]
+        md.reset()
+        out = md.convert(text).strip()
+        if out.startswith("<p>") and out.endswith("</p>") and out.count("<p>") == 1:
+            out = out[3:-4]
+        return out.replace("\n", " ")
+
+    lines = markdown.splitlines(keepends=True)
+    out: list[str] = []
+    fence: str | None = None
+    n_quiz = 0
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        opening = FENCE.match(line)
+        if fence is None and opening and line[opening.end() :].strip() == "quiz":
+            n_quiz += 1
+            indent, mark = opening["indent"], opening["fence"]
+            body: list[str] = []
+            i += 1
+            while i < len(lines) and not _closes(lines[i], mark):
+                body.append(lines[i].removeprefix(indent))
+                i += 1
+            where = f"{page.file.src_uri}: quiz {n_quiz}"
+            if i == len(lines):
+                raise PluginError(f"{where}: the ```quiz block is never closed; end it with {mark}")
+            try:
+                questions = parse_quiz("".join(body))
+            except QuizError as error:
+                raise PluginError(f"{where}: {error}") from None
+            block = render_quiz(questions, f"quiz-{n_quiz}", inline)
+            out.append("\n" + "".join(f"{indent}{row}\n" for row in block.splitlines()) + "\n")
+        elif fence is None and opening:
+            fence = opening["fence"]
+            out.append(line)
+        else:
+            if fence is not None and _closes(line, fence):
+                fence = None
+            out.append(line)
+        i += 1
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------
+# Parsing
+# ---------------------------------------------------------------------------
+
+
+def parse_quiz(source: str) -> list[Question]:
+    """Parse the text of one ```` ```quiz ```` block.
+
+    Parameters
+    ----------
+    source : str
+        The lines between the fences, without the fences.
+
+    Returns
+    -------
+    list of Question
+        The questions in order.
+
+    Raises
+    ------
+    QuizError
+        If the block has no question, a line fits nowhere, a question has
+        fewer than two choices or no correct one, or a choice has no
+        explanation. The message names the question by number and text.
+    """
+    drafts: list[dict] = []
+    # what a continuation line adds to: "question", "choice" or "explanation"
+    target: str | None = None
+    for number, raw in enumerate(source.splitlines(), start=1):
+        line = raw.rstrip()
+        if not line.strip():
+            continue
+        question = QUESTION.match(line)
+        choice = CHOICE.match(line)
+        explanation = EXPLANATION.match(line)
+        continuation = CONTINUATION.match(line)
+        current = drafts[-1] if drafts else None
+        if question:
+            drafts.append({"text": question["text"].strip(), "choices": []})
+            target = "question"
+        elif choice and current is not None:
+            current["choices"].append(
+                {"text": choice["text"].strip(), "correct": choice["mark"] != " ", "why": []}
+            )
+            target = "choice"
+        elif explanation and current is not None and current["choices"]:
+            current["choices"][-1]["why"].append(explanation["text"].strip())
+            target = "explanation"
+        elif continuation and current is not None and target is not None:
+            text = continuation["text"].strip()
+            if target == "question":
+                current["text"] += " " + text
+            elif target == "choice":
+                current["choices"][-1]["text"] += " " + text
+            else:
+                current["choices"][-1]["why"].append(text)
+        else:
+            raise QuizError(
+                f"line {number} of the block, {line.strip()!r}, fits nowhere"
+                + (f" (it comes after {_name(drafts)})" if drafts else " (before any question)")
+                + ". Expected '? question', '- [x] correct choice', '- [ ] wrong choice', "
+                "or an indented '> explanation' under a choice"
+            )
+    if not drafts:
+        raise QuizError("has no question; start each question with '? '")
+    questions = []
+    for k, draft in enumerate(drafts, start=1):
+        name = _name(drafts[:k])
+        choices = draft["choices"]
+        if len(choices) < 2:
+            raise QuizError(
+                f"{name} has {len(choices)} choice{'' if len(choices) == 1 else 's'}; "
+                "a question needs at least two ('- [x] ...' and '- [ ] ...')"
+            )
+        if not any(c["correct"] for c in choices):
+            raise QuizError(f"{name} has no correct choice; mark at least one with '- [x]'")
+        for m, c in enumerate(choices, start=1):
+            if not " ".join(c["why"]).strip():
+                raise QuizError(
+                    f"{name}, choice {m} ({_short(c['text'])}) has no explanation; add an "
+                    "indented '> why it is right or wrong' line under it"
+                )
+        questions.append(
+            Question(
+                text=draft["text"],
+                choices=tuple(
+                    Choice(c["text"], c["correct"], " ".join(c["why"]).strip()) for c in choices
+                ),
+            )
+        )
+    return questions
+
+
+def _name(drafts: list[dict]) -> str:
+    return f"question {len(drafts)} ({_short(drafts[-1]['text'])})"
+
+
+def _short(text: str, limit: int = 70) -> str:
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+def _closes(line: str, fence: str) -> bool:
+    stripped = line.strip()
+    return stripped.startswith(fence[0] * len(fence)) and set(stripped) == {fence[0]}
+
+
+# ---------------------------------------------------------------------------
+# Rendering
+# ---------------------------------------------------------------------------
+
+
+def render_quiz(questions: list[Question], uid: str, inline=html.escape) -> str:
+    """The HTML of one quiz: one raw HTML block without blank lines.
+
+    Parameters
+    ----------
+    questions : list of Question
+        From :func:`parse_quiz`.
+    uid : str
+        The quiz's element id, unique on its page; every id inside starts with it.
+    inline : callable, optional
+        Turns inline Markdown into HTML. Default: escape the text.
+
+    Returns
+    -------
+    str
+        A ``<div class="abh-quiz">`` holding one ``<fieldset>`` per question.
+    """
+    rows = [
+        f'<div class="abh-quiz" id="{uid}">',
+        f'<p class="abh-quiz-note">{PRIVACY_NOTE}</p>',
+    ]
+    for k, question in enumerate(questions, start=1):
+        qid = f"{uid}-q{k}"
+        kind = "multiple" if question.multiple else "single"
+        hint = "Choose every correct answer." if question.multiple else "Choose one answer."
+        rows += [
+            f'<fieldset class="abh-question" id="{qid}" data-kind="{kind}">',
+            (
+                f'<legend><span class="abh-qnum">Question {k}.</span> '
+                f'<span class="abh-qtext">{inline(question.text)}</span></legend>'
+            ),
+            f'<p class="abh-quiz-hint">{hint}</p>',
+            '<ul class="abh-choices">',
+        ]
+        input_type = "checkbox" if question.multiple else "radio"
+        for m, choice in enumerate(question.choices, start=1):
+            cid = f"{qid}-c{m}"
+            verdict = "Correct." if choice.correct else "Not correct."
+            rows.append(
+                f'<li data-correct="{str(choice.correct).lower()}">'
+                f'<div class="abh-choice-row"><input type="{input_type}" name="{qid}" '
+                f'id="{cid}" value="{m}"><label for="{cid}" class="abh-choice-text">'
+                f"{inline(choice.text)}</label></div>"
+                f'<details class="abh-why" id="{cid}-why"><summary>Explanation of choice {m}'
+                f'</summary><p><span class="abh-verdict">{verdict}</span> '
+                f'<span class="abh-why-text">{inline(choice.explanation)}</span></p></details>'
+                "</li>"
+            )
+        rows += [
+            "</ul>",
+            ACTIONS,
+            '<p class="abh-quiz-result" role="status" aria-live="polite"></p>',
+            "</fieldset>",
+        ]
+    rows.append("</div>")
+    return "\n".join(rows)
