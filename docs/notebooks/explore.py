@@ -39,6 +39,7 @@
 # %%
 import base64
 import html
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -50,28 +51,33 @@ from attention_by_hand.figures import attention_row, to_svg
 
 def show_row(scores, values, allowed=None, *, name="row"):
     """Draw one attention row, once in each of the book's palettes."""
-    weights = masked_softmax(scores, [True] * len(scores) if allowed is None else allowed)
+    if allowed is None:
+        allowed = [True] * len(scores)
+    weights = masked_softmax(scores, allowed)
     out = weights @ np.asarray(values, dtype=float)
     alt = html.escape(
-        f"Left: bars for the weights {as_fractions(weights)} of keys 1 to {len(weights)}. "
-        f"Right: the value vectors, their weighted shares head to tail, and the output "
-        f"({as_fractions(out)}).",
+        f"Left: bars for the weights {as_fractions(weights)} of keys 1 to "
+        f"{len(weights)}. Right: the value vectors, their weighted shares "
+        f"head to tail, and the output ({as_fractions(out)}).",
         quote=True,
     )
     images = []
     for palette in ("light", "dark"):
-        figure = attention_row(scores=scores, values=values, allowed=allowed, palette=palette)
-        svg = base64.b64encode(to_svg(figure, salt=f"explore-{name}-{palette}")).decode()
+        figure = attention_row(
+            scores=scores, values=values, allowed=allowed, palette=palette
+        )
+        svg = to_svg(figure, salt=f"explore-{name}-{palette}")
         images.append(
             f'<img class="abh-only-{palette}" alt="{alt}" '
-            f'src="data:image/svg+xml;base64,{svg}">'
+            f'src="data:image/svg+xml;base64,{base64.b64encode(svg).decode()}">'
         )
     display(HTML('<div class="abh-nb-figure">' + "".join(images) + "</div>"))
 
 
 def as_fractions(xs):
     """Write numbers as short fractions where they are close to one."""
-    return ", ".join(str(Fraction(float(x)).limit_denominator(100)) for x in np.ravel(xs))
+    fractions = (Fraction(float(x)).limit_denominator(100) for x in np.ravel(xs))
+    return ", ".join(str(f) for f in fractions)
 
 
 # %% [markdown]
@@ -102,10 +108,14 @@ print("output:", as_fractions(output))
 # %%
 hand_weights = [Fraction(1, 6), Fraction(2, 6), Fraction(3, 6)]
 hand_values = [(1, 0), (0, 2), (3, 1)]
-hand_output = tuple(sum(w * v[i] for w, v in zip(hand_weights, hand_values)) for i in range(2))
-assert hand_output == (Fraction(5, 3), Fraction(7, 6))
-assert np.allclose(weights, [float(w) for w in hand_weights], rtol=0, atol=1e-12)
-assert np.allclose(output, [float(x) for x in hand_output], rtol=0, atol=1e-12)
+hand_output = tuple(
+    sum(w * v[i] for w, v in zip(hand_weights, hand_values)) for i in range(2)
+)
+assert hand_output == (Fraction(5, 3), Fraction(7, 6)), hand_output
+
+close = dict(rtol=0, atol=1e-12)  # floats: compare with a tolerance
+assert np.allclose(weights, [float(w) for w in hand_weights], **close), weights
+assert np.allclose(output, [float(x) for x in hand_output], **close), output
 print("the code agrees with the hand calculation")
 
 # %%
@@ -125,9 +135,9 @@ masked_output = masked_weights @ values
 print("weights:", as_fractions(masked_weights))
 print("output:", as_fractions(masked_output))
 
-assert np.allclose(masked_weights, [1 / 3, 2 / 3, 0], rtol=0, atol=1e-12)
-assert masked_weights[2] == 0.0  # blocked means exactly zero
-assert np.allclose(masked_output, [1 / 3, 4 / 3], rtol=0, atol=1e-12)
+assert np.allclose(masked_weights, [1 / 3, 2 / 3, 0], **close), masked_weights
+assert masked_weights[2] == 0.0, "a blocked key gets exactly zero weight"
+assert np.allclose(masked_output, [1 / 3, 4 / 3], **close), masked_output
 
 # %% [markdown]
 # Setting the old third weight to zero without renormalizing is a different
@@ -135,8 +145,9 @@ assert np.allclose(masked_output, [1 / 3, 4 / 3], rtol=0, atol=1e-12)
 
 # %%
 zeroed = np.where(causal, weights, 0.0)
-print("zeroed, not renormalized:", as_fractions(zeroed), "- sum", as_fractions(zeroed.sum()))
-assert np.isclose(zeroed.sum(), 1 / 2, rtol=0, atol=1e-12)
+print("zeroed, not renormalized:", as_fractions(zeroed))
+print("their sum:", as_fractions(zeroed.sum()))
+assert np.isclose(zeroed.sum(), 1 / 2, **close), zeroed.sum()
 
 # %%
 show_row(scores, values, causal, name="lesson-2-masked")
@@ -152,12 +163,15 @@ show_row(scores, values, causal, name="lesson-2-masked")
 # - equal scores: every allowed key gets the same weight;
 # - adding 5 to every score: nothing changes, softmax ignores a constant
 #   shift;
-# - blocking different keys with `allowed` (at least one must stay True).
+# - blocking different keys with `my_allowed` (at least one must stay
+#   True: the book's code refuses a row with no allowed key).
+#
+# Each value has two numbers so that the figure can draw it as an arrow.
 
 # %%
 # ✏️ EDIT THIS CELL: your inputs
 my_scores = [0.0, np.log(2), np.log(3)]  # one score per key, already scaled
-my_values = [[1, 0], [0, 2], [3, 1]]  # one two-dimensional value per key
+my_values = [[1, 0], [0, 2], [3, 1]]  # one value per key, two numbers each
 my_allowed = [True, True, False]  # True: the key takes part; False: blocked
 
 # %% [markdown]
@@ -176,14 +190,18 @@ my_output = my_weights @ v
 print("weights:", np.round(my_weights, 4), "=", as_fractions(my_weights))
 print("output: ", np.round(my_output, 4))
 
-# the same row by hand: exponentials of the allowed scores, shifted by the largest
+# the same row with a plain loop: exponentials of the allowed scores,
+# shifted by the largest allowed score so that nothing overflows
 top = max(score for score, ok in zip(s, keep) if ok)
-exps = [float(np.exp(score - top)) if ok else 0.0 for score, ok in zip(s, keep)]
+exps = [math.exp(score - top) if ok else 0.0 for score, ok in zip(s, keep)]
 by_hand = [e / sum(exps) for e in exps]
-assert np.allclose(my_weights, by_hand, rtol=0, atol=1e-12)
-assert (my_weights >= 0).all() and (my_weights[~keep] == 0).all()
-assert np.isclose(my_weights.sum(), 1.0, rtol=0, atol=1e-12)
-assert np.allclose(my_output, sum(w * row for w, row in zip(by_hand, v)), rtol=0, atol=1e-12)
+mixed = sum(w * row for w, row in zip(by_hand, v))
+
+assert np.allclose(my_weights, by_hand, **close), (my_weights, by_hand)
+assert (my_weights >= 0).all(), "weights are never negative"
+assert (my_weights[~keep] == 0).all(), "blocked keys get exactly zero"
+assert np.isclose(my_weights.sum(), 1.0, **close), my_weights.sum()
+assert np.allclose(my_output, mixed, **close), (my_output, mixed)
 
 # %%
 show_row(s, v, keep, name="yours")

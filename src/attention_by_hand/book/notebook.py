@@ -4,6 +4,11 @@ Listed under ``hooks:`` in ``mkdocs.yml`` after ``hooks.py``. The plugin
 ``mkdocs-jupyter`` turns ``docs/notebooks/*.py`` (jupytext percent format)
 into pages and runs them at build time; this hook finishes the job.
 
+A failing cell
+    stops the build (``allow_errors: false``) with a
+    :class:`~mkdocs.exceptions.PluginError` that names the notebook, the
+    error and the cell, instead of a long Python traceback.
+
 Download
     Each notebook is converted to ``.ipynb`` in memory (jupytext, without
     outputs: the reader runs it) and added to the site next to its page, as
@@ -43,6 +48,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
+from nbclient.exceptions import CellExecutionError
 
 #: Which files under docs/ are notebooks (the plugin's `include` says the same).
 NOTEBOOKS = "notebooks/*.py"
@@ -50,6 +56,7 @@ NOTEBOOKS = "notebooks/*.py"
 STYLESHEET = "stylesheets/notebook.css"
 
 WRAPPER = '<div class="jupyter-wrapper">'
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 #: mkdocs-jupyter's copy button and the hidden copy of each cell's source.
 COPY_BUTTON = re.compile(
     r'<div class="zeroclipboard-container">.*?</clipboard-copy>\s*</div>', re.DOTALL
@@ -60,6 +67,8 @@ CODE = re.compile(
     r'<div class="(?P<classes>highlight-ipynb[^"]*)"><pre>(?:<span></span>)?(?P<code>.*?)</pre></div>',
     re.DOTALL,
 )
+#: Pygments' spans around white space: they style nothing.
+WHITESPACE_SPAN = re.compile(r'<span class="w">(?P<space>\s*)</span>')
 #: An SVG figure the notebook displays as a data: URL.
 SVG_IMG = re.compile(
     r'<img\b(?P<before>[^>]*?)\bsrc="data:image/svg\+xml;base64,(?P<data>[A-Za-z0-9+/=\s]+)"'
@@ -96,6 +105,21 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
     return files
 
 
+def on_pre_page(page: Page, *, config: MkDocsConfig, files: Files) -> Page:
+    """Turn a failing cell into a build error that names the notebook and the cell."""
+    if is_notebook(page.file):
+        render = page.render  # mkdocs-jupyter's, which runs the notebook
+
+        def render_or_stop(config: MkDocsConfig, files: Files) -> None:
+            try:
+                render(config, files)
+            except CellExecutionError as error:
+                raise PluginError(cell_failure(page.file.src_uri, error)) from None
+
+        page.render = render_or_stop  # type: ignore[method-assign]
+    return page
+
+
 def on_page_content(html_text: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     """Strip mkdocs-jupyter's CSS and CDN scripts; add the stylesheet and download link."""
     if not is_notebook(page.file):
@@ -128,6 +152,16 @@ def ipynb_uri(src_uri: str) -> str:
     return posixpath.splitext(src_uri)[0] + ".ipynb"
 
 
+def cell_failure(page: str, error: CellExecutionError) -> str:
+    """The build error for a cell that failed: the notebook, the error, the cell, the traceback."""
+    details = ANSI.sub("", str(error)).strip()
+    return (
+        f"{page}: a cell failed when the notebook ran during the build "
+        f"({error.ename}: {error.evalue or 'no message'}). The build stops so that the page "
+        f"never shows numbers that were not checked.\n{details}"
+    )
+
+
 def clean_notebook_html(
     html_text: str,
     *,
@@ -155,7 +189,8 @@ def clean_notebook_html(
     Returns
     -------
     html : str
-        A ``<link>`` to the stylesheet, the download link, and the cells.
+        The cells, with a ``<link>`` to the stylesheet and the download link
+        right under the notebook's title.
         Code cells are ``<pre><code>`` blocks with Material's ``highlight``
         class (coloured and given a copy button like every code block); each
         SVG image given as a ``data:`` URL is replaced by a lazily loaded
@@ -200,11 +235,19 @@ def clean_notebook_html(
         return f'<img src="{url}"{attrs} loading="lazy" decoding="async">'
 
     body = SVG_IMG.sub(to_file, body)
-    cleaned = (
+    link = (
         f'<link rel="stylesheet" href="{html.escape(stylesheet, quote=True)}">\n'
         f'<p class="abh-nb-download"><a href="{html.escape(download, quote=True)}" download>'
-        "Download this notebook (.ipynb)</a> to run it and change the inputs yourself.</p>\n" + body
+        "Download this notebook (.ipynb)</a> to run it and change the inputs yourself.</p>\n"
     )
+    title_end = body.find("</h1>")
+    if title_end < 0:
+        cleaned = link + body
+    else:
+        # right under the notebook's title
+        title_end += len("</h1>")
+        cleaned = body[:title_end] + "\n" + link + body[title_end:]
+    cleaned = WHITESPACE_SPAN.sub(r"\g<space>", cleaned)
     remote = REMOTE.search(cleaned)
     if remote:
         context = cleaned[max(0, remote.start() - 80) : remote.end() + 120]

@@ -16,7 +16,7 @@ A page's list
 
 The sources page
     A line ``[[sources: all]]`` shows every source, each with the pages that
-    cite it, linked.
+    cite it, linked, in the order of the navigation.
 
 The build stops with a :class:`~mkdocs.exceptions.PluginError` that names
 the page, the source and the field when the data file is malformed, a page
@@ -39,6 +39,7 @@ import yaml
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
@@ -122,6 +123,7 @@ class Citations:
 #: State of the current build: the sources, and who cites them.
 _SOURCES: dict[str, Source] = {}
 _CITATIONS = Citations({}, {}, {})
+_NAV_ORDER: list[str] = []
 
 
 # ---------------------------------------------------------------------------
@@ -147,6 +149,12 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
     return files
 
 
+def on_nav(nav: Navigation, *, config: MkDocsConfig, files: Files) -> Navigation:
+    """Remember the order of the pages, to list citing pages in reading order."""
+    _NAV_ORDER[:] = [page.file.src_uri for page in nav.pages]
+    return nav
+
+
 def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     """Replace ``[[sources]]`` with the page's list, ``[[sources: all]]`` with every source."""
 
@@ -157,7 +165,7 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
         links = {
             source_id: [
                 (_CITATIONS.titles[uri], get_relative_url(_url_of(files, uri), page.url))
-                for uri in uris
+                for uri in sorted(uris, key=_reading_order)
             ]
             for source_id, uris in _CITATIONS.cited_by.items()
         }
@@ -341,8 +349,8 @@ def render_source(source: Source) -> str:
     -------
     str
         Title (linked to the address), authors, version or date, the address
-        written out, the dates accessed and last checked, and the note; all
-        text HTML-escaped.
+        written out; then the dates accessed and last checked; then the note.
+        All text is HTML-escaped.
     """
     e = html.escape
     url = e(source.url, quote=True)
@@ -350,9 +358,9 @@ def render_source(source: Source) -> str:
     return (
         f'<cite><a href="{url}">{e(source.title)}</a></cite>. '
         f"{e(_authors(source.authors))}. {e(source.version)}. "
-        f'<a class="abh-source-url" href="{url}">{shown_url}</a>. '
+        f'<a class="abh-source-url" href="{url}">{shown_url}</a>.<br>'
         f'<span class="abh-source-dates">Accessed {source.accessed.isoformat()}; '
-        f"last checked {source.checked.isoformat()}.</span> "
+        f"last checked {source.checked.isoformat()}.</span><br>"
         f'<span class="abh-source-note">{e(source.note)}</span>'
     )
 
@@ -377,7 +385,7 @@ def render_page_list(sources: Sequence[Source]) -> str:
     return (
         f"\n## {HEADING}\n\n"
         f'<ol class="abh-sources">\n{items}\n</ol>\n\n'
-        f'<p class="abh-sources-original">{html.escape(ORIGINALITY)}</p>\n'
+        f'<p class="abh-sources-original">{html.escape(ORIGINALITY, quote=False)}</p>\n'
     )
 
 
@@ -512,6 +520,10 @@ def _page_title(uri: str, body: str, meta: Mapping[str, Any]) -> str:
     if heading:
         return heading[1]
     return posixpath.splitext(uri)[0]
+
+
+def _reading_order(uri: str) -> tuple[int, str]:
+    return (_NAV_ORDER.index(uri) if uri in _NAV_ORDER else len(_NAV_ORDER), uri)
 
 
 def _url_of(files: Files, uri: str) -> str:

@@ -1,0 +1,444 @@
+"""The book's sources: one data file, checked at build time, rendered on every page.
+
+Unit tests cover the loader, the citation checks and the renderers of
+``attention_by_hand.book.sources``; build tests check the built site, and
+break a copy of the project (never the work tree) to check that
+``mkdocs build --strict`` stops with a message naming what is wrong.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import os
+import posixpath
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+import yaml
+from mkdocs.exceptions import PluginError
+
+from attention_by_hand.book.sources import (
+    FIELDS,
+    HEADING,
+    Source,
+    check_citations,
+    load_sources,
+    parse_sources,
+    render_all,
+    render_page_list,
+    render_source,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "docs" / "sources.yml"
+#: The sources the content brief asks for, with the address each must point to.
+REQUIRED = {
+    "vaswani-2017": "https://arxiv.org/abs/1706.03762",
+    "jain-wallace-2019": "https://arxiv.org/abs/1902.10186",
+    "alammar-2018": "https://jalammar.github.io/illustrated-transformer/",
+    "pytorch-sdpa": (
+        "https://docs.pytorch.org/docs/2.13/generated/"
+        "torch.nn.functional.scaled_dot_product_attention.html"
+    ),
+    "pytorch-mha": "https://docs.pytorch.org/docs/2.13/generated/torch.nn.MultiheadAttention.html",
+}
+
+
+def _entry(**changes: object) -> dict[str, object]:
+    """A valid entry of the data file, as YAML would parse it, with `changes`."""
+    entry: dict[str, object] = {
+        "id": "doe-2020",
+        "title": "A <Title> & more",
+        "authors": ["Jane Doe", "Ann Roe"],
+        "version": "v2, 2020-01-02",
+        "url": "https://example.org/paper",
+        "accessed": dt.date(2026, 11, 29),
+        "checked": dt.date(2026, 11, 30),
+        "note": "What we use it for.",
+    }
+    entry.update(changes)
+    return {key: value for key, value in entry.items() if value is not ...}
+
+
+def _source(source_id: str = "doe-2020", **changes: object) -> Source:
+    return parse_sources([_entry(id=source_id, **changes)])[source_id]
+
+
+def _page(sources: str | None, body: str = "# A page\n\nText.\n\n[[sources]]\n") -> str:
+    front = f"---\ntitle: A page\nsources: {sources}\n---\n" if sources is not None else ""
+    return front + body
+
+
+# ---------------------------------------------------------------------------
+# The data file
+# ---------------------------------------------------------------------------
+
+
+def test_the_data_file_has_the_sources_the_brief_asks_for() -> None:
+    sources = load_sources(DATA)
+    for source_id, url in REQUIRED.items():
+        assert sources[source_id].url == url
+    assert sources["jain-wallace-2019"].version.endswith("v3, 2019-05-08")
+    assert "2018-06-27" in sources["alammar-2018"].version
+    assert "2.13" in sources["pytorch-sdpa"].version
+    assert "2.13" in sources["pytorch-mha"].version
+
+
+def test_the_data_file_is_parsed_into_dates_and_author_lists() -> None:
+    raw = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    sources = load_sources(DATA)
+    assert list(sources) == [entry["id"] for entry in raw]
+    for entry in raw:
+        source = sources[entry["id"]]
+        assert source.accessed == dt.date.fromisoformat(str(entry["accessed"]))
+        assert source.checked == dt.date.fromisoformat(str(entry["checked"]))
+        assert source.authors == tuple(entry["authors"])
+
+
+def test_a_valid_entry_becomes_a_source() -> None:
+    source = _source(accessed="2026-11-29")
+    assert source == Source(
+        id="doe-2020",
+        title="A <Title> & more",
+        authors=("Jane Doe", "Ann Roe"),
+        version="v2, 2020-01-02",
+        url="https://example.org/paper",
+        accessed=dt.date(2026, 11, 29),
+        checked=dt.date(2026, 11, 30),
+        note="What we use it for.",
+    )
+
+
+@pytest.mark.parametrize("field", FIELDS[1:])
+def test_a_missing_field_names_the_source_and_the_field(field: str) -> None:
+    with pytest.raises(PluginError, match=rf"source 'doe-2020': has no '{field}'"):
+        parse_sources([_entry(**{field: ...})])
+
+
+def test_a_missing_date_says_which_date_and_the_format() -> None:
+    with pytest.raises(PluginError) as caught:
+        parse_sources([_entry(checked=...)])
+    assert "source 'doe-2020': has no 'checked' date (expected YYYY-MM-DD)" in str(caught.value)
+
+
+def test_an_entry_without_id_is_named_by_its_position() -> None:
+    with pytest.raises(PluginError, match=r"source #2: has no 'id'"):
+        parse_sources([_entry(), _entry(id=...)])
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("29/11/2026", "'accessed' must be a date written YYYY-MM-DD; got '29/11/2026'"),
+        ("2026-13-01", "'accessed' is not a real date: '2026-13-01' (expected YYYY-MM-DD)"),
+        (2026, "'accessed' must be a date written YYYY-MM-DD; got 2026"),
+        (dt.datetime(2026, 11, 29, 10, 0), "'accessed' must be a date YYYY-MM-DD, not a date and"),
+    ],
+)
+def test_a_malformed_date_names_the_source_the_field_and_the_value(
+    value: object, message: str
+) -> None:
+    with pytest.raises(PluginError) as caught:
+        parse_sources([_entry(accessed=value)])
+    assert f"source 'doe-2020': {message}" in str(caught.value)
+
+
+def test_checked_before_accessed_is_refused() -> None:
+    with pytest.raises(PluginError, match=r"'checked' \(2026-11-01\) is earlier than 'accessed'"):
+        parse_sources([_entry(checked=dt.date(2026, 11, 1))])
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"id": "Doe 2020"}, "'id' 'Doe 2020' must be lower-case letters and digits"),
+        ({"url": "http://example.org"}, "'url' must start with https://"),
+        ({"authors": "Jane Doe"}, "'authors' must be a list of names; got 'Jane Doe'"),
+        ({"title": 42}, "'title' must be text; got 42 (int)"),
+        ({"acessed": "2026-11-29"}, "unknown field(s) acessed"),
+    ],
+)
+def test_a_malformed_field_is_named(changes: dict[str, object], message: str) -> None:
+    with pytest.raises(PluginError) as caught:
+        parse_sources([_entry(**changes)])
+    assert message in str(caught.value)
+
+
+def test_every_problem_is_listed_at_once() -> None:
+    with pytest.raises(PluginError) as caught:
+        parse_sources([_entry(note=...), _entry(id="roe-2021", accessed="soon")])
+    text = str(caught.value)
+    assert "source 'doe-2020': has no 'note'" in text
+    assert "source 'roe-2021': 'accessed' must be a date written YYYY-MM-DD" in text
+
+
+def test_a_repeated_id_is_refused() -> None:
+    with pytest.raises(PluginError, match=r"the id 'doe-2020' is used by an earlier source too"):
+        parse_sources([_entry(), _entry()])
+
+
+@pytest.mark.parametrize("data", [None, {}, [], {"doe-2020": {}}, "text"])
+def test_the_file_must_hold_a_list(data: object) -> None:
+    with pytest.raises(PluginError, match=r"expected a non-empty list of sources"):
+        parse_sources(data)
+
+
+def test_a_missing_or_broken_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(PluginError, match=r"sources.yml: the record of sources is missing"):
+        load_sources(tmp_path / "sources.yml")
+    broken = tmp_path / "sources.yml"
+    broken.write_text("- id: [unclosed\n", encoding="utf-8")
+    with pytest.raises(PluginError, match=r"sources.yml: not valid YAML"):
+        load_sources(broken)
+
+
+# ---------------------------------------------------------------------------
+# Citations
+# ---------------------------------------------------------------------------
+
+
+def test_citations_map_pages_to_sources_and_back() -> None:
+    sources = parse_sources([_entry(), _entry(id="roe-2021")])
+    pages = {
+        "b.md": _page("[roe-2021, doe-2020]"),
+        "a.md": "---\nsources: [doe-2020]\n---\n# Heading title\n\n[[sources]]\n",
+        "sources.md": "# Sources\n\n[[sources: all]]\n",
+    }
+    citations = check_citations(sources, pages)
+    assert citations.by_page == {"a.md": ["doe-2020"], "b.md": ["roe-2021", "doe-2020"]}
+    assert citations.cited_by == {"doe-2020": ["a.md", "b.md"], "roe-2021": ["b.md"]}
+    assert citations.titles == {"a.md": "Heading title", "b.md": "A page"}
+
+
+def test_an_unknown_source_names_the_page_and_the_id() -> None:
+    sources = parse_sources([_entry()])
+    with pytest.raises(PluginError) as caught:
+        check_citations(sources, {"lessons/x.md": _page("[doe-2020, doe-2002]")})
+    assert "lessons/x.md: cites unknown source 'doe-2002'" in str(caught.value)
+
+
+def test_an_uncited_source_is_named() -> None:
+    sources = parse_sources([_entry(), _entry(id="roe-2021")])
+    with pytest.raises(PluginError) as caught:
+        check_citations(sources, {"a.md": _page("[doe-2020]")})
+    assert "source 'roe-2021' is cited by no page" in str(caught.value)
+    assert "'doe-2020'" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("page", "message"),
+    [
+        (_page("[doe-2020]", "# Page\n"), "the front matter lists `sources:` but the page has no"),
+        (_page(None), "the page has a line [[sources]] but no `sources: [id, ...]`"),
+        (_page("doe-2020"), "front matter `sources:` must be a non-empty list of source ids"),
+        (_page("[]"), "front matter `sources:` must be a non-empty list of source ids"),
+        (_page("[doe-2020, doe-2020]"), "cites source 'doe-2020' more than once"),
+        (_page("[doe-2020]", "[[sources]]\n\n[[sources]]\n"), "appears more than once"),
+        (_page("[doe-2020]", "[[sources]]\n\n[[sources: some]]\n"), "unknown marker"),
+    ],
+)
+def test_a_page_whose_marker_and_front_matter_disagree_is_named(page: str, message: str) -> None:
+    sources = parse_sources([_entry()])
+    pages = {"a.md": page, "b.md": _page("[doe-2020]")}
+    with pytest.raises(PluginError) as caught:
+        check_citations(sources, pages)
+    lines = [line for line in str(caught.value).splitlines() if message in line]
+    assert lines, str(caught.value)
+    assert all("a.md: " in line for line in lines)
+
+
+def test_a_marker_inside_a_code_fence_is_not_a_marker() -> None:
+    sources = parse_sources([_entry()])
+    fenced = "# Syntax\n\n```markdown\n[[sources]]\n```\n"
+    citations = check_citations(sources, {"a.md": _page(None, fenced), "b.md": _page("[doe-2020]")})
+    assert citations.by_page == {"b.md": ["doe-2020"]}
+
+
+# ---------------------------------------------------------------------------
+# Rendering
+# ---------------------------------------------------------------------------
+
+
+def test_a_source_shows_every_field_escaped() -> None:
+    text = render_source(_source())
+    assert '<cite><a href="https://example.org/paper">A &lt;Title&gt; &amp; more</a></cite>' in text
+    assert "Jane Doe and Ann Roe. v2, 2020-01-02." in text
+    assert ">example.org/paper</a>" in text
+    assert "Accessed 2026-11-29; last checked 2026-11-30." in text
+    assert "What we use it for." in text
+
+
+@pytest.mark.parametrize(
+    ("authors", "shown"),
+    [(["A"], "A."), (["A", "B"], "A and B."), (["A", "B", "C"], "A, B and C.")],
+)
+def test_authors_are_joined_as_in_prose(authors: list[str], shown: str) -> None:
+    assert f"</cite>. {shown} v2" in render_source(_source(authors=authors))
+
+
+def test_a_page_list_keeps_the_front_matter_order() -> None:
+    text = render_page_list([_source("roe-2021"), _source("doe-2020")])
+    assert text.index(f"## {HEADING}") < text.index('id="source-roe-2021"')
+    assert text.index('id="source-roe-2021"') < text.index('id="source-doe-2020"')
+    assert "are the book's own" in text
+
+
+def test_the_full_list_links_the_citing_pages() -> None:
+    text = render_all([_source()], {"doe-2020": [("Lesson <1>", "../lessons/one/")]})
+    assert '<li id="doe-2020">' in text
+    assert 'Cited in: <a href="../lessons/one/">Lesson &lt;1&gt;</a>.' in text
+
+
+# ---------------------------------------------------------------------------
+# The built site
+# ---------------------------------------------------------------------------
+
+
+class _Links(HTMLParser):
+    """The ``href`` of every link inside elements with a given id prefix."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.items: dict[str, list[str]] = {}
+        self._current: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = dict(attrs)
+        if tag == "li" and attributes.get("id"):
+            self._current = attributes["id"]
+            self.items[self._current] = []
+        elif tag == "a" and self._current and attributes.get("href"):
+            self.items[self._current].append(attributes["href"] or "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "li":
+            self._current = None
+
+
+def _front_matter_sources(page: Path) -> list[str]:
+    text = page.read_text(encoding="utf-8")
+    return yaml.safe_load(text.split("---\n")[1])["sources"]
+
+
+def test_the_sources_page_lists_every_source_with_links_to_its_pages(site_dir: Path) -> None:
+    raw = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    page = (site_dir / "sources" / "index.html").read_text(encoding="utf-8")
+    parser = _Links()
+    parser.feed(page)
+    cited: dict[str, set[str]] = {entry["id"]: set() for entry in raw}
+    for lesson in sorted((ROOT / "docs" / "lessons").glob("*.md")):
+        for source_id in _front_matter_sources(lesson):
+            cited[source_id].add(f"lessons/{lesson.stem}/")
+    for entry in raw:
+        assert html.escape(entry["title"]) in page
+        links = parser.items[entry["id"]]
+        assert entry["url"] in links
+        pages = {posixpath.normpath(posixpath.join("sources", link)) + "/" for link in links[2:]}
+        assert pages >= cited[entry["id"]], entry["id"]
+        for target in pages:
+            assert (site_dir / target / "index.html").is_file(), target
+
+
+def test_a_lesson_shows_its_own_sources_in_front_matter_order(site_dir: Path) -> None:
+    lesson = ROOT / "docs" / "lessons" / "attention-matrix.md"
+    expected = _front_matter_sources(lesson)
+    page = (site_dir / "lessons" / "attention-matrix" / "index.html").read_text(encoding="utf-8")
+    section = page[page.index(f">{HEADING}") :]
+    shown = re.findall(r'<li id="source-([a-z0-9-]+)">', section)
+    assert shown == expected
+    assert {"vaswani-2017", "alammar-2018", "jain-wallace-2019"} <= set(shown)
+    assert "Accessed 2026-11-29; last checked 2026-11-29." in section
+
+
+def test_the_data_file_is_not_published(site_dir: Path) -> None:
+    assert not list(site_dir.rglob("sources.yml"))
+
+
+# ---------------------------------------------------------------------------
+# A broken copy of the project stops the build
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A copy of what the build reads: mkdocs.yml, docs/, overrides/ and src/."""
+    copy = tmp_path / "project"
+    copy.mkdir()
+    shutil.copy2(ROOT / "mkdocs.yml", copy / "mkdocs.yml")
+    for name in ("docs", "overrides", "src"):
+        if (ROOT / name).is_dir():
+            shutil.copytree(
+                ROOT / name,
+                copy / name,
+                ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
+            )
+    return copy
+
+
+def _build(project: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in {"PYTEST_ADDOPTS", "PYTHONPATH"}}
+    env.update(NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(project / "src"))
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(project.parent / "site")],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+
+
+def _replace_once(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{path}: expected {old!r} exactly once"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def test_a_page_citing_an_unknown_source_stops_the_build(project: Path) -> None:
+    (project / "docs" / "extra.md").write_text(
+        "---\nsources: [vaswani-2017, vaswani-2071]\n---\n# Extra\n\n[[sources]]\n",
+        encoding="utf-8",
+    )
+    result = _build(project)
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert "extra.md: cites unknown source 'vaswani-2071'" in result.stderr, result.stderr
+
+
+def test_a_source_without_its_accessed_date_stops_the_build(project: Path) -> None:
+    data = project / "docs" / "sources.yml"
+    text = data.read_text(encoding="utf-8")
+    block = text[text.index("- id: alammar-2018") :]
+    line = re.search(r"^  accessed: .*\n", block, re.MULTILINE)
+    assert line is not None
+    data.write_text(text.replace(block, block.replace(line[0], "", 1)), encoding="utf-8")
+    result = _build(project)
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert "source 'alammar-2018': has no 'accessed' date" in result.stderr, result.stderr
+
+
+def test_a_source_cited_by_no_page_stops_the_build(project: Path) -> None:
+    data = project / "docs" / "sources.yml"
+    with data.open("a", encoding="utf-8") as stream:
+        stream.write(
+            "\n- id: nobody-2020\n  title: Cited by nobody\n  authors: [Nobody]\n"
+            "  version: '2020'\n  url: https://example.org/\n  accessed: 2026-11-29\n"
+            "  checked: 2026-11-29\n  note: Not cited anywhere.\n"
+        )
+    result = _build(project)
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert "source 'nobody-2020' is cited by no page" in result.stderr, result.stderr
+
+
+def test_the_unbroken_copy_builds_past_the_sources_check(project: Path) -> None:
+    """The control for the three tests above: the same copy, unbroken, has no source error."""
+    _replace_once(project / "mkdocs.yml", "      execute: true\n", "      execute: false\n")
+    result = _build(project)
+    assert "Sources: the build stops here" not in result.stderr, result.stderr
+    assert result.returncode == 0, result.stdout + result.stderr
