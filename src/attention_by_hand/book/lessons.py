@@ -182,7 +182,9 @@ def _template_problems(meta: dict[str, Any], markdown: str, page: Page, files: F
         else:
             for match in _links(markdown):
                 linked = _resolve(page.file.src_uri, match["target"])
-                if match["text"].strip().lower().startswith("next:") and linked != posixpath.normpath(next_uri):
+                if match["text"].strip().lower().startswith(
+                    "next:"
+                ) and linked != posixpath.normpath(next_uri):
                     problems.append(
                         f"the body's link '[{match['text']}]({match['target']})' goes to "
                         f"{linked or match['target']}, but 'next: {next_uri}' in the front "

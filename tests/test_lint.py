@@ -1,0 +1,193 @@
+"""The pre-commit checks, run by the test suite without network.
+
+``.pre-commit-config.yaml`` runs ruff, ruff format, trailing-whitespace,
+end-of-file-fixer and check-yaml from their GitHub repositories. pre-commit
+must download those, so ``make test`` runs the same checks here instead:
+ruff from ``.venv`` (the version pinned in constraints.txt, which is also the
+pre-commit rev), and small equivalents of the three file checks, over the
+files git would commit.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Left out when git cannot list the files (what .gitignore leaves out).
+NOT_LISTED = {".git", ".venv", "site", "site-offline", "node_modules", "__pycache__"}
+NOT_LISTED |= {".pytest_cache", ".hypothesis", ".ruff_cache"}
+
+
+def _files() -> list[Path]:
+    """The files pre-commit would check: tracked, plus new ones not ignored."""
+    listed = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if listed.returncode == 0 and listed.stdout:
+        paths = [ROOT / name for name in listed.stdout.split("\0") if name]
+    else:
+        paths = [
+            path
+            for path in ROOT.rglob("*")
+            if not NOT_LISTED & set(path.relative_to(ROOT).parts)
+            and not any(part.endswith(".egg-info") for part in path.parts)
+        ]
+    return sorted(path for path in paths if path.is_file() and not path.is_symlink())
+
+
+def _text(path: Path) -> str | None:
+    """The file's text, or None for a binary file (as pre-commit's `identify` decides)."""
+    data = path.read_bytes()
+    if b"\0" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _trailing_whitespace(text: str) -> list[int]:
+    return [n for n, line in enumerate(text.splitlines(), 1) if line != line.rstrip(" \t")]
+
+
+def _bad_ending(text: str) -> str | None:
+    if not text:
+        return None
+    if not text.endswith("\n"):
+        return "does not end with a newline"
+    if text.endswith("\n\n") or text.strip("\r\n") == "":
+        return "ends with blank lines"
+    return None
+
+
+def _yaml_error(text: str) -> str | None:
+    """check-yaml --unsafe: the syntax of one document, any tags allowed."""
+    try:
+        yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as error:
+        return str(error)
+    return None
+
+
+def _ruff(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ruff", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+# ---------------------------------------------------------------------------
+# ruff
+# ---------------------------------------------------------------------------
+
+
+def test_ruff_check_passes() -> None:
+    result = _ruff("check", "--no-cache", ".")
+    assert result.returncode == 0, f"ruff check failed:\n{result.stdout}{result.stderr}"
+
+
+def test_ruff_format_passes() -> None:
+    result = _ruff("format", "--no-cache", "--check", "--diff", ".")
+    assert result.returncode == 0, (
+        "ruff format --check failed; run `.venv/bin/ruff format .`:\n"
+        f"{result.stdout}{result.stderr}"
+    )
+
+
+# ---------------------------------------------------------------------------
+# The file checks of pre-commit-hooks
+# ---------------------------------------------------------------------------
+
+
+def test_there_are_files_to_check() -> None:
+    names = {path.relative_to(ROOT).as_posix() for path in _files()}
+    assert {"mkdocs.yml", "pyproject.toml", "docs/index.md"} <= names
+    assert not any(name.startswith((".venv/", ".git/")) for name in names)
+
+
+def test_no_trailing_whitespace() -> None:
+    found = []
+    for path in _files():
+        text = _text(path)
+        if text is not None and (lines := _trailing_whitespace(text)):
+            found.append(f"{path.relative_to(ROOT)}: line(s) {lines[:10]}")
+    assert not found, "trailing white space (delete it, or run pre-commit):\n" + "\n".join(found)
+
+
+def test_every_file_ends_with_one_newline() -> None:
+    found = []
+    for path in _files():
+        text = _text(path)
+        if text is not None and (problem := _bad_ending(text)):
+            found.append(f"{path.relative_to(ROOT)} {problem}")
+    assert not found, "end of file (end it with exactly one newline):\n" + "\n".join(found)
+
+
+def test_every_yaml_file_parses() -> None:
+    paths = [p for p in _files() if p.suffix in {".yml", ".yaml"}]
+    assert ROOT / "mkdocs.yml" in paths
+    found = []
+    for path in paths:
+        if error := _yaml_error(path.read_text(encoding="utf-8")):
+            found.append(f"{path.relative_to(ROOT)}: {error}")
+    assert not found, "YAML that does not parse:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    ("text", "trailing", "ending", "yaml_ok"),
+    [
+        ("a: 1\n", [], None, True),
+        ("a: 1 \nb: 2\n", [1], None, True),
+        ("a: 1\n  \n", [2], None, True),
+        ("a: 1\n\n", [], "ends with blank lines", True),
+        ("a: 1", [], "does not end with a newline", True),
+        ("a: !ENV [X, false]\n", [], None, True),
+        ("a: [1, 2\n", [], None, False),
+        ("a: 1\n---\nb: 2\n", [], None, False),
+    ],
+)
+def test_the_file_checks_catch_what_they_are_for(
+    text: str, trailing: list[int], ending: str | None, yaml_ok: bool
+) -> None:
+    assert _trailing_whitespace(text) == trailing
+    assert _bad_ending(text) == ending
+    assert (_yaml_error(text) is None) == yaml_ok
+
+
+# ---------------------------------------------------------------------------
+# The pre-commit configuration
+# ---------------------------------------------------------------------------
+
+
+def test_pre_commit_runs_the_checks_above_with_ruff_as_pinned() -> None:
+    config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    repos = {repo["repo"]: repo for repo in config["repos"]}
+    pins = (ROOT / "constraints.txt").read_text(encoding="utf-8")
+    ruff_pin = re.search(r"^ruff==(\S+)$", pins, flags=re.MULTILINE)
+    assert ruff_pin, "constraints.txt pins no ruff version"
+
+    ruff = repos["https://github.com/astral-sh/ruff-pre-commit"]
+    assert ruff["rev"] == f"v{ruff_pin[1]}"
+    assert [hook["id"] for hook in ruff["hooks"]] == ["ruff-check", "ruff-format"]
+
+    hooks = {
+        hook["id"]: hook
+        for hook in repos["https://github.com/pre-commit/pre-commit-hooks"]["hooks"]
+    }
+    assert set(hooks) == {"trailing-whitespace", "end-of-file-fixer", "check-yaml"}
+    assert "--unsafe" in hooks["check-yaml"].get("args", [])
+    assert re.fullmatch(
+        r"v\d+\.\d+\.\d+", repos["https://github.com/pre-commit/pre-commit-hooks"]["rev"]
+    )
