@@ -1,0 +1,212 @@
+"""The GitHub Actions workflows do what CONTRIBUTING.md says they do.
+
+Each workflow file is loaded with PyYAML (where ``on:`` is read as ``True``,
+YAML 1.1) and the jobs and steps that matter are checked: the pull-request
+workflow runs the README's test command, builds strictly and uploads the
+site; the Pages workflow tests, builds strictly and deploys with the official
+Pages actions, only from main.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from mkdocs.utils.yaml import yaml_load
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKFLOWS = ROOT / ".github" / "workflows"
+PULL_REQUEST = WORKFLOWS / "pull-request.yml"
+PAGES = WORKFLOWS / "pages.yml"
+ON_MAIN = "github.ref == 'refs/heads/main'"
+
+
+def _load(path: Path) -> dict[str, Any]:
+    workflow = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert isinstance(workflow, dict), f"{path.name} is not a mapping"
+    # YAML 1.1 reads the key `on` as the boolean True
+    workflow["on"] = workflow.pop(True, workflow.get("on"))
+    return workflow
+
+
+def _triggers(workflow: dict[str, Any]) -> dict[str, Any]:
+    on = workflow["on"]
+    if isinstance(on, str):
+        return {on: None}
+    if isinstance(on, list):
+        return dict.fromkeys(on)
+    return dict(on)
+
+
+def _steps(job: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(job.get("steps", []))
+
+
+def _commands(step: dict[str, Any]) -> list[list[str]]:
+    """The shell commands of a `run:` step, each split into words."""
+    lines = [line.strip() for line in step.get("run", "").splitlines()]
+    return [shlex.split(line) for line in lines if line and not line.startswith("#")]
+
+
+def _index(steps: list[dict[str, Any]], found: Any, what: str) -> int:
+    indexes = [i for i, step in enumerate(steps) if found(step)]
+    assert indexes, f"no step {what}"
+    return indexes[0]
+
+
+def _runs(*command: str) -> Any:
+    return lambda step: list(command) in _commands(step)
+
+
+def _uses(action: str) -> Any:
+    return lambda step: step.get("uses", "").split("@")[0] == action
+
+
+def _readme_test_command() -> list[str]:
+    """The test command of the README's fresh-machine block (as .ci/run reads it)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    line = re.search(r"^make test( .*)?$", readme, flags=re.MULTILINE)
+    assert line, "README.md has no line starting with `make test`"
+    return shlex.split(line.group().split("#")[0])
+
+
+def _site_dir() -> str:
+    config = yaml_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    return config.get("site_dir", "site").strip("/")
+
+
+def _permissions(workflow: dict[str, Any], job: dict[str, Any]) -> dict[str, str]:
+    return dict(job.get("permissions", workflow.get("permissions", {})) or {})
+
+
+# ---------------------------------------------------------------------------
+# Every workflow
+# ---------------------------------------------------------------------------
+
+
+def test_the_two_workflows_exist() -> None:
+    assert sorted(p.name for p in WORKFLOWS.glob("*.y*ml")) == ["pages.yml", "pull-request.yml"]
+
+
+@pytest.mark.parametrize("path", [PULL_REQUEST, PAGES], ids=lambda p: p.name)
+def test_every_action_is_pinned_to_a_version(path: Path) -> None:
+    workflow = _load(path)
+    uses = [s["uses"] for job in workflow["jobs"].values() for s in _steps(job) if "uses" in s]
+    assert uses
+    loose = [u for u in uses if not re.fullmatch(r"[\w.-]+/[\w.-]+@(v\d+(\.\d+)*|[0-9a-f]{40})", u)]
+    assert not loose, f"{path.name}: actions not pinned to a release: {loose}"
+
+
+@pytest.mark.parametrize("path", [PULL_REQUEST, PAGES], ids=lambda p: p.name)
+def test_the_tests_run_on_debian_with_its_chromium(path: Path) -> None:
+    """.ci/run installs Chromium with apt-get, which needs Debian and root: a container."""
+    workflow = _load(path)
+    testing = [
+        job
+        for job in workflow["jobs"].values()
+        if any(["bash", ".ci/run"] in _commands(s) for s in _steps(job))
+    ]
+    assert testing
+    for job in testing:
+        image = job.get("container")
+        image = image.get("image") if isinstance(image, dict) else image
+        assert image, "no container"
+        assert re.match(r"(python:3\.1[1-9]-|debian:)(bookworm|trixie)", image), image
+
+
+def test_ci_run_runs_the_readme_test_command() -> None:
+    """The workflows call .ci/run, and .ci/run runs the README's `make test` line."""
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert _readme_test_command() == ["make", "test"]
+    assert "grep -m1 -E '^make test( |$)' README.md" in script
+    assert re.search(r"^\$test_command ", script, flags=re.MULTILINE)
+    assert re.search(r"apt-get install .*\bchromium$", script, flags=re.MULTILINE)
+    assert "torch==2.13.0" in script
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^test: .*\n\t\$\(BIN\)/python -m pytest$", makefile, flags=re.MULTILINE)
+    assert re.search(r"^strict: .*\n\t\$\(BIN\)/mkdocs build --strict$", makefile, re.MULTILINE)
+
+
+# ---------------------------------------------------------------------------
+# Pull requests
+# ---------------------------------------------------------------------------
+
+
+def test_pull_requests_run_the_tests_then_build_strictly_and_upload_the_site() -> None:
+    workflow = _load(PULL_REQUEST)
+    assert "pull_request" in _triggers(workflow)
+    assert "pull_request_target" not in _triggers(workflow)
+    (job,) = workflow["jobs"].values()
+    steps = _steps(job)
+    checkout = _index(steps, _uses("actions/checkout"), "checks out the repository")
+    tests = _index(steps, _runs("bash", ".ci/run"), "runs the README's test command (.ci/run)")
+    build = _index(steps, _runs("make", "strict"), "runs `make strict`")
+    upload = _index(steps, _uses("actions/upload-artifact"), "uploads the site")
+    assert checkout < tests < build < upload
+    assert steps[upload]["with"]["path"].strip("/") == _site_dir()
+    assert steps[upload]["with"].get("if-no-files-found") == "error"
+    # the site is built and uploaded even when a test failed, but only if it built
+    assert "!cancelled()" in steps[build].get("if", "")
+    assert f"steps.{steps[build]['id']}.outcome == 'success'" in steps[upload]["if"]
+
+
+def test_pull_requests_cannot_deploy() -> None:
+    workflow = _load(PULL_REQUEST)
+    for job in workflow["jobs"].values():
+        permissions = _permissions(workflow, job)
+        assert permissions.get("pages") != "write"
+        assert permissions.get("id-token") != "write"
+        assert not any(_uses("actions/deploy-pages")(s) for s in _steps(job))
+    assert _permissions(workflow, {}) == {"contents": "read"}
+
+
+# ---------------------------------------------------------------------------
+# GitHub Pages
+# ---------------------------------------------------------------------------
+
+
+def test_pages_is_published_only_from_main() -> None:
+    workflow = _load(PAGES)
+    triggers = _triggers(workflow)
+    assert set(triggers) == {"push", "workflow_dispatch"}
+    assert triggers["push"] == {"branches": ["main"]}
+    for job in workflow["jobs"].values():
+        assert job.get("if", "").strip() == ON_MAIN
+
+
+def test_pages_tests_and_builds_strictly_before_uploading() -> None:
+    workflow = _load(PAGES)
+    build = workflow["jobs"]["build"]
+    steps = _steps(build)
+    tests = _index(steps, _runs("bash", ".ci/run"), "runs the README's test command (.ci/run)")
+    strict = _index(steps, _runs("make", "strict"), "runs `make strict`")
+    configure = _index(steps, _uses("actions/configure-pages"), "configures Pages")
+    upload = _index(steps, _uses("actions/upload-pages-artifact"), "uploads the Pages artifact")
+    assert tests < strict < upload
+    assert configure < upload
+    assert steps[upload]["with"]["path"].strip("/") == _site_dir()
+    # the steps that run the project's code cannot deploy
+    assert _permissions(workflow, build) == {"contents": "read", "pages": "read"}
+
+
+def test_pages_deploys_with_the_official_action_into_its_environment() -> None:
+    workflow = _load(PAGES)
+    deploy = workflow["jobs"]["deploy"]
+    assert deploy["needs"] in ("build", ["build"])
+    assert _permissions(workflow, deploy) == {"pages": "write", "id-token": "write"}
+    assert deploy["environment"]["name"] == "github-pages"
+    (step,) = _steps(deploy)
+    assert _uses("actions/deploy-pages")(step)
+    assert deploy["environment"]["url"] == f"${{{{ steps.{step['id']}.outputs.page_url }}}}"
+    assert workflow["concurrency"]["cancel-in-progress"] is False
+    # only the deploy job may write to Pages
+    writers = [
+        name
+        for name, job in workflow["jobs"].items()
+        if _permissions(workflow, job).get("pages") == "write"
+    ]
+    assert writers == ["deploy"]
