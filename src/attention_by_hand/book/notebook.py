@@ -67,6 +67,12 @@ CODE = re.compile(
     r'<div class="(?P<classes>highlight-ipynb[^"]*)"><pre>(?:<span></span>)?(?P<code>.*?)</pre></div>',
     re.DOTALL,
 )
+#: JupyterLab's empty prompt and collapser boxes (prompts are off), and the
+#: tabindex that makes every cell a keyboard stop without saying what it is.
+EMPTY_BOX = re.compile(r'<div class="jp-(?:Collapser|InputPrompt|OutputPrompt)\b[^"]*">\s*</div>')
+CELL_TABINDEX = re.compile(
+    r'(<div class="[^"]*\bjp-(?:Cell-inputWrapper|OutputArea-output)\b[^"]*"[^>]*?) tabindex="0"'
+)
 #: Pygments' spans around white space: they style nothing.
 WHITESPACE_SPAN = re.compile(r'<span class="w">(?P<space>\s*)</span>')
 #: An SVG figure the notebook displays as a data: URL.
@@ -215,6 +221,8 @@ def clean_notebook_html(
     body = html_text[start:]
     body = COPY_BUTTON.sub("", body)
     body = COPY_TEXT.sub("", body)
+    body = EMPTY_BOX.sub("", body)
+    body = CELL_TABINDEX.sub(r"\1", body)
     body = CODE.sub(
         lambda m: (
             f'<div class="highlight {m["classes"]}"><pre><code>{m["code"]}</code></pre></div>'
