@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -32,9 +32,30 @@ CHROMIUM_ARGS = [
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
 
+@functools.cache
+def source_date_epoch() -> str | None:
+    """``SOURCE_DATE_EPOCH`` for test builds: the environment's, else the last commit's time."""
+    if os.environ.get("SOURCE_DATE_EPOCH"):
+        return os.environ["SOURCE_DATE_EPOCH"]
+    result = subprocess.run(
+        ["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    return result.stdout.strip() if result.returncode == 0 and result.stdout.strip() else None
+
+
 def build_site(destination: Path, *extra: str, env: dict[str, str] | None = None) -> Path:
-    """Run ``mkdocs build --strict`` into `destination`; fail the test on error."""
-    environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **(env or {})}
+    """Run ``mkdocs build --strict`` into `destination`; fail the test on error.
+
+    Builds are dated by :func:`source_date_epoch`, as ``make`` dates them, so
+    two builds of the same commit are byte-identical (tests/test_reproducible.py).
+    """
+    epoch = source_date_epoch()
+    environment = {
+        **os.environ,
+        "NO_MKDOCS_2_WARNING": "1",
+        **({"SOURCE_DATE_EPOCH": epoch} if epoch else {}),
+        **(env or {}),
+    }
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(destination), *extra],
         cwd=ROOT,
@@ -55,9 +76,9 @@ def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def offline_site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site built for reading from disk (``OFFLINE=true``, as ``make offline``)."""
-    return build_site(tmp_path_factory.mktemp("site-offline") / "site", env={"OFFLINE": "true"})
+def site_builder() -> Callable[..., Path]:
+    """:func:`build_site`, for tests that build the site again with other settings."""
+    return build_site
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
