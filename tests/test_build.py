@@ -135,13 +135,13 @@ def test_serve_redraws_a_figure_when_src_changes(tmp_path: Path) -> None:
         "NO_MKDOCS_2_WARNING": "1",
         "PYTHONPATH": str(copy / "src"),  # shadow the editable install with the copy
     }
+    log = (tmp_path / "serve.log").open("w")
     server = subprocess.Popen(
         [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
         cwd=copy,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+        stderr=log,
     )
     url = f"http://127.0.0.1:{port}/figures/causal-mask-light.svg"
 
@@ -159,7 +159,7 @@ def test_serve_redraws_a_figure_when_src_changes(tmp_path: Path) -> None:
             if body is not None and predicate(body):
                 return body
             if server.poll() is not None:
-                pytest.fail(f"mkdocs serve exited: {server.stderr.read()}")
+                pytest.fail(f"mkdocs serve exited: {(tmp_path / 'serve.log').read_text()}")
             time.sleep(0.3)
         pytest.fail(f"mkdocs serve did not {what} within {seconds} s")
 
@@ -175,3 +175,4 @@ def test_serve_redraws_a_figure_when_src_changes(tmp_path: Path) -> None:
     finally:
         server.terminate()
         server.wait(timeout=10)
+        log.close()

@@ -156,9 +156,10 @@ def attention_row(
         ax_v.annotate(
             f"output = ({format_number(out[0])}, {format_number(out[1])})",
             out,
-            textcoords="offset points",
-            xytext=(-8, 10),
+            xytext=(0.98, 0.66),
+            textcoords="axes fraction",
             ha="right",
+            arrowprops={"arrowstyle": "-", "color": colours["output"], "lw": 0.8},
             color=colours["output"],
             fontweight="bold",
         )
