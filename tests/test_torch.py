@@ -162,3 +162,44 @@ def test_fully_masked_row_gives_zeros_like_torch(precision: str) -> None:
     np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
     with pytest.raises(ValueError, match=r"no key is allowed in row\(s\) \(0, 1, 2\), \(1, 0, 0\)"):
         scaled_dot_product_attention(q, k, v, allowed=mask)
+
+
+def _identity_mha(d: int) -> torch.nn.MultiheadAttention:
+    """One-head MultiheadAttention whose projections are identities and biases zero,
+    so that its output is plain scaled dot-product attention on q, k, v."""
+    mha = torch.nn.MultiheadAttention(d, num_heads=1, batch_first=True, dtype=torch.float64)
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(torch.cat([torch.eye(d, dtype=torch.float64)] * 3))
+        mha.in_proj_bias.zero_()
+        mha.out_proj.weight.copy_(torch.eye(d, dtype=torch.float64))
+        mha.out_proj.bias.zero_()
+    return mha.eval()
+
+
+def test_multihead_attention_boolean_masks_mean_not_allowed() -> None:
+    # Lesson 3: in nn.MultiheadAttention a boolean True means "not allowed"
+    # (attn_mask and key_padding_mask alike), the opposite of
+    # scaled_dot_product_attention. Same numbers, opposite policy.
+    q, k, v = _inputs(60, ((1,), 4, 4, 3, 3), np.float64)
+    allowed = causal_mask(4) & np.array([True, True, True, False])  # key 3 is padding
+    ours = scaled_dot_product_attention(q, k, v, allowed=allowed)
+    mha = _identity_mha(3)
+    tq, tk, tv = (torch.from_numpy(a) for a in (q, k, v))
+    with torch.no_grad():
+        blocked, _ = mha(
+            tq,
+            tk,
+            tv,
+            attn_mask=torch.from_numpy(~causal_mask(4)),
+            key_padding_mask=torch.tensor([[False, False, False, True]]),
+        )
+        same_array, _ = mha(tq, tk, tv, attn_mask=torch.from_numpy(causal_mask(4)))
+    np.testing.assert_allclose(blocked.numpy(), ours, rtol=1e-12, atol=1e-12)
+    # handing MultiheadAttention the *allowed* array instead keeps the future and
+    # blocks the past: queries 0 to 2 get other outputs (query 3 has no key left)
+    wrong = same_array.numpy()[0, :3]
+    assert np.all(np.isfinite(wrong))
+    assert not np.allclose(wrong, ours[0, :3])
+    # and scaled_dot_product_attention reads the same boolean array the other way round
+    sdpa = _torch(q, k, v, allowed)
+    np.testing.assert_allclose(sdpa, ours, rtol=1e-12, atol=1e-12)
