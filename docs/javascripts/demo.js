@@ -94,22 +94,28 @@
     return text.replace("-", MINUS);
   }
 
-  /* One number cell, exactly as demo.py's _cell writes it. */
+  /* One number cell, exactly as demo.py's _cell writes it. Only what changed
+   * is touched: usually the number's text and data-value. */
   function setCell(cell, kind, value, masked) {
-    var classes = ["abh-num"];
-    if (kind === "weight") classes.push("abh-weight");
-    cell.style.removeProperty("--abh-w");
+    var exact = masked ? (kind === "score" ? "-Infinity" : "0") : String(value);
+    var wasMasked = cell.classList.contains("abh-masked");
+    if (cell.dataset.value === exact && wasMasked === masked) return;
+    cell.dataset.value = exact;
     if (masked) {
-      classes.push("abh-masked");
-      var shown = kind === "score" ? MINUS + "\u221e" : "0";
-      cell.dataset.value = kind === "score" ? "-Infinity" : "0";
-      cell.innerHTML = '<span class="abh-n">' + shown + '</span> <span class="abh-tag">masked</span>';
-    } else {
-      cell.dataset.value = String(value);
-      cell.innerHTML = '<span class="abh-n">' + format(value) + "</span>";
-      if (kind === "weight") cell.style.setProperty("--abh-w", String(value));
+      if (!wasMasked) {
+        cell.classList.add("abh-masked");
+        cell.style.removeProperty("--abh-w");
+        cell.innerHTML = '<span class="abh-n"></span> <span class="abh-tag">masked</span>';
+      }
+      cell.firstChild.textContent = kind === "score" ? MINUS + "\u221e" : "0";
+      return;
     }
-    cell.className = classes.join(" ");
+    if (wasMasked) {
+      cell.classList.remove("abh-masked");
+      cell.innerHTML = '<span class="abh-n"></span>';
+    }
+    cell.firstChild.textContent = format(value);
+    if (kind === "weight") cell.style.setProperty("--abh-w", exact);
   }
 
   function vectorText(values) {

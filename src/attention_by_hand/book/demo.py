@@ -45,8 +45,8 @@ INPUT_MIN, INPUT_MAX, INPUT_STEP = -10.0, 10.0, 0.5
 MINUS = "\N{MINUS SIGN}"
 
 NOTE = (
-    '<p class="abh-demo-note"><strong>A calculation, not a model.</strong> Every number below '
-    "is computed from the inputs stated here; none of it is a sample from a trained model. "
+    '<p class="abh-demo-note"><strong>A calculation on stated inputs, not a sample from a '
+    "trained model.</strong> Every number below is computed from the inputs shown here. "
     "Change a query or a key, or switch a mask, and the numbers are recomputed in your "
     "browser; nothing is sent anywhere.</p>"
 )
