@@ -21,6 +21,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "lesson-template.md"
+CONTRIBUTING = ROOT / "CONTRIBUTING.md"
 LESSON = "docs/lessons/contributing-example.md"
 LESSONS = sorted((ROOT / "docs" / "lessons").glob("*.md"))
 #: Left out of the copy when git cannot list the files: history, environments,
@@ -131,6 +132,33 @@ def _line_of(text: str, fragment: str) -> int:
     return text[: text.index(fragment)].count("\n") + 1
 
 
+def _claim_error(result: subprocess.CompletedProcess[str]) -> str:
+    found = re.search(r"ClaimError: (.*)", result.stdout)
+    assert found, result.stdout
+    return found[1]
+
+
+def _build_errors(result: subprocess.CompletedProcess[str]) -> list[str]:
+    """The build's error lines, without the logger's prefix."""
+    lines = result.stderr.splitlines()
+    return [re.sub(r"^ERROR\s+-\s+|^\s+- ", "", x) for x in lines if not x.startswith("INFO")]
+
+
+def _normal(text: str) -> str:
+    """A message with the example's page, line numbers and lists of names made generic."""
+    text = text.replace("contributing-example.md", "x.md")
+    text = re.sub(r"\blines? \d+(?: to \d+)?", "line N", text)
+    text = re.sub(r"Known (figures|demos|sources): [^.]*\.", r"Known \1: ...", text)
+    return " ".join(text.split())
+
+
+def _assert_documented(*messages: str) -> None:
+    """CONTRIBUTING.md quotes each message, so that a reader can look it up."""
+    guide = _normal(CONTRIBUTING.read_text(encoding="utf-8"))
+    missing = [m for m in messages if _normal(m) not in guide]
+    assert not missing, "CONTRIBUTING.md does not quote these messages:\n" + "\n".join(missing)
+
+
 # ---------------------------------------------------------------------------
 # A number in the prose (claim)
 # ---------------------------------------------------------------------------
@@ -150,6 +178,7 @@ def test_a_number_changed_in_the_prose_names_page_line_and_both_values(project: 
     line = _line_of(text, "Take the values 3 and 10")
     message = f"{LESSON}, line {line}: the prose says 3 where the check below it expects 2"
     assert message in result.stdout, result.stdout
+    _assert_documented(_claim_error(result))
 
 
 def test_a_number_changed_in_prose_and_check_names_both_values(project: Path) -> None:
@@ -165,6 +194,7 @@ def test_a_number_changed_in_prose_and_check_names_both_values(project: Path) ->
     line = _line_of(text, "the weights 0.65 and 0.25")
     message = f"{LESSON}, line {line}: the prose says 0.65 but the code computes 0.75"
     assert message in result.stdout, result.stdout
+    _assert_documented(_claim_error(result))
 
 
 def test_a_reworded_sentence_names_the_page_and_the_missing_words(project: Path) -> None:
@@ -174,6 +204,19 @@ def test_a_reworded_sentence_names_the_page_and_the_missing_words(project: Path)
     assert result.returncode == 1, _output(result)
     assert f"{LESSON}, line" in result.stdout, result.stdout
     assert f"does not contain '{MIXTURE} = 4'" in result.stdout, result.stdout
+    _assert_documented(_claim_error(result))
+
+
+def test_a_check_with_too_many_values_says_how_many(project: Path) -> None:
+    _edit(project / LESSON, 'claim("add up to 1", weights.sum())', 'claim("add up to 1", weights)')
+    result = _pytest(project, LESSON)
+    assert result.returncode == 1, _output(result)
+    message = _claim_error(result)
+    assert message.startswith(f"{LESSON}, line "), message
+    assert message.endswith(
+        "'add up to 1' states 1 number(s) but the check passes 2 value(s): [0.75, 0.25]"
+    ), message
+    _assert_documented(message)
 
 
 # ---------------------------------------------------------------------------
@@ -185,18 +228,22 @@ def test_an_unknown_figure_names_the_page_and_the_figure(project: Path) -> None:
     _edit(project / LESSON, "[[figure: same-weights]]", "[[figure: same-wieghts]]")
     result = _build(project)
     assert result.returncode != 0, _output(result)
-    assert (
+    message = (
         "lessons/contributing-example.md: unknown figure 'same-wieghts' in [[figure: same-wieghts]]"
-    ) in result.stderr, result.stderr
+    )
+    errors = [x for x in _build_errors(result) if x.startswith(message)]
+    assert errors, result.stderr
+    _assert_documented(*errors)
 
 
 def test_an_unknown_source_names_the_page_and_the_source(project: Path) -> None:
     _edit(project / LESSON, "sources: [vaswani-2017]", "sources: [vaswani-2071]")
     result = _build(project)
     assert result.returncode != 0, _output(result)
-    errors = [line for line in result.stderr.splitlines() if "vaswani-2071" in line]
+    errors = [line for line in _build_errors(result) if "vaswani-2071" in line]
     assert errors, result.stderr
     assert any("lessons/contributing-example.md" in line for line in errors), result.stderr
+    _assert_documented(*errors)
 
 
 @pytest.mark.parametrize(
@@ -214,9 +261,10 @@ def test_a_bad_quiz_names_the_page_and_the_question(project: Path, old: str, new
     _edit(project / LESSON, old, new)
     result = _build(project)
     assert result.returncode != 0, _output(result)
-    errors = [line for line in result.stderr.splitlines() if QUESTION in line]
+    errors = [line for line in _build_errors(result) if QUESTION in line]
     assert errors, result.stderr
     assert any("lessons/contributing-example.md" in line for line in errors), result.stderr
+    _assert_documented(*errors)
 
 
 def test_a_lesson_without_description_names_the_file(project: Path) -> None:
@@ -225,6 +273,8 @@ def test_a_lesson_without_description_names_the_file(project: Path) -> None:
     assert result.returncode != 0, _output(result)
     assert f"{LESSON} does not follow the lesson template" in result.stderr, result.stderr
     assert "no 'description' in the front matter" in result.stderr, result.stderr
+    errors = _build_errors(result)
+    _assert_documented(*[x for x in errors if "template" in x or "'description'" in x])
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
