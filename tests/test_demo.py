@@ -1,0 +1,102 @@
+"""The demo's inputs, defined once: demo, figure and static page share them.
+
+Expected numbers come from hand arithmetic, not from the code under test.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+
+from attention_by_hand.book.demo import format_number, render_demo
+from attention_by_hand.book.demos import DEMOS, DemoSpec
+from attention_by_hand.book.registry import FIGURES
+
+
+def test_mixture_defaults_by_hand():
+    """q0 = (1, 0) against k = (1, 0), (0, 1), (1, 1): dots 1, 0, 1; a = 1/sqrt(2)."""
+    r = DEMOS["mixture"].result()
+    a = 1 / math.sqrt(2)
+    assert r.dots[0].tolist() == [1.0, 0.0, 1.0]
+    assert r.scores[0] == pytest.approx([a, 0.0, a], abs=1e-15)
+    big, small = math.exp(a) / (2 * math.exp(a) + 1), 1 / (2 * math.exp(a) + 1)
+    assert r.weights[0] == pytest.approx([big, small, big], abs=1e-15)
+    # values (2, 0), (0, 4), (1, 1)
+    assert r.output[0] == pytest.approx([2 * big + big, 4 * small + big], abs=1e-15)
+
+
+def test_causal_defaults_by_hand():
+    """Query 0 sees key 0 only; query 1 sees keys 0 and 1; masked weights are exactly 0."""
+    r = DEMOS["causal"].result()
+    assert r.weights[0].tolist() == [1.0, 0.0, 0.0, 0.0]
+    # q1 = (0, 1): dots with k0 = (1, 0) and k1 = (0, 1) are 0 and 1
+    e = math.exp(1 / math.sqrt(2))
+    assert r.weights[1] == pytest.approx([1 / (1 + e), e / (1 + e), 0, 0], abs=1e-15)
+    assert r.weights[1, 2:].tolist() == [0.0, 0.0]
+    padded = DEMOS["causal"].result(padding=True)
+    assert padded.weights[3, 3] == 0.0
+    assert padded.row_sums == pytest.approx([1, 1, 1, 1], abs=1e-15)
+
+
+@pytest.mark.parametrize("name", sorted(DEMOS))
+def test_figure_draws_the_demo_defaults(name: str):
+    spec = DEMOS[name]
+    figure = FIGURES[f"demo-{name}-weights"]
+    assert figure.inputs["queries"] == spec.queries
+    assert figure.inputs["keys"] == spec.keys
+    svg = figure.svg("light").decode()
+    weights = spec.result().weights
+    allowed = spec.allowed()
+    for i, row in enumerate(weights):
+        for j, w in enumerate(row):
+            if allowed[i, j]:
+                assert f"{w:.3f}" in svg, (name, i, j)
+    assert svg.count("masked") >= int((~allowed).sum())
+
+
+@pytest.mark.parametrize("name", sorted(DEMOS))
+def test_static_html_states_every_default_number(name: str):
+    spec = DEMOS[name]
+    html = render_demo(spec, f"demo-{name}")
+    assert "\n\n" not in html.strip()
+    r = spec.result()
+    values = {
+        m["cell"]: m["value"]
+        for m in re.finditer(r'data-cell="(?P<cell>[\w-]+)" data-value="(?P<value>[^"]+)"', html)
+    }
+    n_q, n_k = r.weights.shape
+    assert len(values) == 3 * n_q * n_k + n_q + n_q * r.output.shape[1]
+    for i in range(n_q):
+        for j in range(n_k):
+            assert float(values[f"dot-{i}-{j}"]) == r.dots[i, j]
+            if r.allowed[i, j]:
+                assert float(values[f"weight-{i}-{j}"]) == r.weights[i, j]
+            else:
+                assert values[f"weight-{i}-{j}"] == "0"
+                assert values[f"score-{i}-{j}"] == "-Infinity"
+
+
+def test_format_number():
+    assert format_number(0.40059) == "0.401"
+    assert format_number(-0.0001) == "0.000"
+    assert format_number(-1.25) == "\N{MINUS SIGN}1.250"
+    assert format_number(2) == "2.000"
+
+
+def test_spec_rejects_inputs_that_are_not_halves():
+    with pytest.raises(ValueError, match="integers or halves"):
+        DemoSpec(name="x", title="x", queries=((0.3, 0),), keys=((1, 0),), values=((1,),))
+
+
+def test_spec_rejects_a_padding_key_out_of_range():
+    with pytest.raises(ValueError, match="padding_key must be a key index from 1 to 1"):
+        DemoSpec(
+            name="x",
+            title="x",
+            queries=((1, 0), (0, 1)),
+            keys=((1, 0), (0, 1)),
+            values=((1,), (2,)),
+            padding_key=2,
+        )

@@ -1,0 +1,255 @@
+"""The quiz syntax: what the parser accepts, what it rejects and how it says so.
+
+The expected questions below are written out by hand from each source; the
+end-to-end tests build a small site in a temporary folder with a broken quiz
+(and an unknown demo) and check that ``mkdocs build --strict`` fails with a
+message naming the page and the question.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from mkdocs.exceptions import PluginError
+
+from attention_by_hand.book import quiz
+from attention_by_hand.book.quiz import Choice, Question, QuizError, parse_quiz
+
+ROOT = Path(__file__).resolve().parents[1]
+
+GOOD = """\
+? What does a weight of 0.6 mean?
+- [x] A 60 percent share of this mixture.
+  > Right: a weight is a mixing proportion.
+- [ ] A 60 percent confidence.
+  > A weight is not a probability that anything is true.
+
+? Which statements are true?
+  Select all that apply.
+- [x] Masks act before the softmax.
+  > The remaining weights are normalized
+  > to add up to one.
+- [x] Values matter too.
+  > The same weights mix different values
+    into different outputs.
+- [ ] The brightest cell explains the answer.
+  > It is one mixing coefficient.
+"""
+
+
+def test_parser_reads_questions_choices_and_explanations():
+    assert parse_quiz(GOOD) == [
+        Question(
+            "What does a weight of 0.6 mean?",
+            (
+                Choice(
+                    "A 60 percent share of this mixture.",
+                    True,
+                    "Right: a weight is a mixing proportion.",
+                ),
+                Choice(
+                    "A 60 percent confidence.",
+                    False,
+                    "A weight is not a probability that anything is true.",
+                ),
+            ),
+        ),
+        Question(
+            "Which statements are true? Select all that apply.",
+            (
+                Choice(
+                    "Masks act before the softmax.",
+                    True,
+                    "The remaining weights are normalized to add up to one.",
+                ),
+                Choice(
+                    "Values matter too.",
+                    True,
+                    "The same weights mix different values into different outputs.",
+                ),
+                Choice(
+                    "The brightest cell explains the answer.",
+                    False,
+                    "It is one mixing coefficient.",
+                ),
+            ),
+        ),
+    ]
+
+
+def test_one_correct_choice_gives_radios_several_give_checkboxes():
+    first, second = parse_quiz(GOOD)
+    assert not first.multiple
+    assert second.multiple
+    html = quiz.render_quiz([first, second], "quiz-1")
+    assert html.count('type="radio"') == 2
+    assert html.count('type="checkbox"') == 3
+    assert html.count("<fieldset") == 2
+    assert html.count("<legend>") == 2
+    # every choice has a label tied to its input, and its own explanation
+    for q, n in ((1, 2), (2, 3)):
+        for c in range(1, n + 1):
+            assert f'id="quiz-1-q{q}-c{c}"' in html
+            assert f'<label for="quiz-1-q{q}-c{c}"' in html
+            assert f'id="quiz-1-q{q}-c{c}-why"' in html
+    assert "Your answers stay on this page: nothing is stored or sent." in html
+    assert "\n\n" not in html  # one raw HTML block for Markdown
+
+
+MALFORMED = {
+    "no correct choice": (
+        "? Pick one?\n- [ ] A\n  > no\n- [ ] B\n  > no\n",
+        "question 1 ('Pick one?') has no correct choice",
+    ),
+    "choice without explanation": (
+        "? First?\n- [x] A\n  > yes\n- [ ] B\n  > no\n\n? Second?\n- [x] C\n  > yes\n- [ ] D\n",
+        "question 2 ('Second?'), choice 2 ('D') has no explanation",
+    ),
+    "one choice only": (
+        "? Lonely?\n- [x] A\n  > yes\n",
+        "question 1 ('Lonely?') has 1 choice; a question needs at least two",
+    ),
+    "no choice at all": (
+        "? Empty?\n\n? Full?\n- [x] A\n  > yes\n- [ ] B\n  > no\n",
+        "question 1 ('Empty?') has 0 choices",
+    ),
+    "stray line after a question": (
+        "? Stray?\n- [x] A\n  > yes\nnot part of the syntax\n- [ ] B\n  > no\n",
+        (
+            "line 4 of the block, 'not part of the syntax', fits nowhere (it comes after "
+            "question 1 ('Stray?'))"
+        ),
+    ),
+    "stray line before any question": (
+        "Intro text\n? Q?\n- [x] A\n  > yes\n- [ ] B\n  > no\n",
+        "line 1 of the block, 'Intro text', fits nowhere (before any question)",
+    ),
+    "explanation before any choice": (
+        "? Q?\n  > why\n- [x] A\n  > yes\n- [ ] B\n  > no\n",
+        "line 2 of the block, '> why', fits nowhere (it comes after question 1 ('Q?'))",
+    ),
+    "empty block": ("\n\n", "has no question"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_parser_rejects_malformed_quiz_naming_the_question(case: str):
+    source, message = MALFORMED[case]
+    with pytest.raises(QuizError) as error:
+        parse_quiz(source)
+    assert message in str(error.value)
+
+
+def _config() -> SimpleNamespace:
+    return SimpleNamespace(markdown_extensions=["attr_list", "md_in_html"], mdx_configs={})
+
+
+def _page(src_uri: str) -> SimpleNamespace:
+    return SimpleNamespace(file=SimpleNamespace(src_uri=src_uri))
+
+
+def test_hook_names_the_page_and_the_question():
+    markdown = "# Title\n\n```quiz\n? Why?\n- [x] A\n  > yes\n- [x] B\n```\n"
+    with pytest.raises(PluginError) as error:
+        quiz.on_page_markdown(markdown, page=_page("lessons/x.md"), config=_config(), files=None)
+    assert str(error.value).startswith("lessons/x.md: quiz 1: question 1 ('Why?'), choice 2")
+
+
+def test_hook_rejects_an_unclosed_quiz():
+    markdown = "```quiz\n? Why?\n- [x] A\n  > yes\n- [ ] B\n  > no\n"
+    with pytest.raises(PluginError, match=r"lessons/y\.md: quiz 1: the ```quiz block is never"):
+        quiz.on_page_markdown(markdown, page=_page("lessons/y.md"), config=_config(), files=None)
+
+
+def test_hook_leaves_other_fences_alone_and_renders_inline_markdown():
+    markdown = textwrap.dedent(
+        """\
+        ````markdown
+        ```quiz
+        ? Shown as source, not turned into a quiz
+        ```
+        ````
+
+        ```quiz
+        ? What does `softmax` return?
+        - [x] *Weights* that sum to 1.
+          > Right.
+        - [ ] An index.
+          > No: a mixture, not a position.
+        ```
+        """
+    )
+    out = quiz.on_page_markdown(markdown, page=_page("p.md"), config=_config(), files=None)
+    assert "```quiz\n? Shown as source, not turned into a quiz\n```" in out
+    assert out.count('class="abh-quiz"') == 1
+    assert "<code>softmax</code>" in out
+    assert "<em>Weights</em> that sum to 1." in out
+
+
+def _mini_site(tmp_path: Path, page: str) -> subprocess.CompletedProcess[str]:
+    """Build a two-page site with the book's hooks and Markdown setup."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.md").write_text("# Home\n", encoding="utf-8")
+    (docs / "bad.md").write_text(page, encoding="utf-8")
+    book = ROOT / "src" / "attention_by_hand" / "book"
+    (tmp_path / "mkdocs.yml").write_text(
+        textwrap.dedent(
+            f"""\
+            site_name: Quiz test
+            theme:
+              name: material
+            nav:
+              - index.md
+              - bad.md
+            markdown_extensions:
+              - attr_list
+              - md_in_html
+              - pymdownx.superfences
+            hooks:
+              - {book / "hooks.py"}
+              - {book / "demo.py"}
+              - {book / "quiz.py"}
+            """
+        ),
+        encoding="utf-8",
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
+        cwd=tmp_path,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_build_fails_on_a_quiz_without_a_correct_choice(tmp_path: Path):
+    page = "# Bad\n\n```quiz\n? Is this right?\n- [ ] Yes\n  > no\n- [ ] No\n  > no\n```\n"
+    result = _mini_site(tmp_path, page)
+    assert result.returncode != 0
+    assert "bad.md: quiz 1: question 1 ('Is this right?') has no correct choice" in (
+        result.stdout + result.stderr
+    )
+
+
+def test_build_fails_on_an_unknown_demo(tmp_path: Path):
+    result = _mini_site(tmp_path, "# Bad\n\n[[demo: nonsense]]\n")
+    assert result.returncode != 0
+    assert "bad.md: unknown demo 'nonsense' in [[demo: nonsense]]" in (
+        result.stdout + result.stderr
+    )
+
+
+def test_build_succeeds_with_a_good_quiz_and_a_demo(tmp_path: Path):
+    result = _mini_site(tmp_path, f"# Good\n\n[[demo: mixture]]\n\n```quiz\n{GOOD}```\n")
+    assert result.returncode == 0, result.stdout + result.stderr
+    html = (tmp_path / "site" / "bad" / "index.html").read_text(encoding="utf-8")
+    assert html.count('<fieldset class="abh-question"') == 2
+    assert 'data-demo="mixture"' in html
