@@ -1,0 +1,452 @@
+"""Speed and weight of the book, measured on this machine, printed as one table.
+
+Run from the repository root (after ``make install``; Lighthouse needs
+``npm ci --prefix benchmarks`` once, and Debian's Chromium)::
+
+    .venv/bin/python benchmarks/bench.py            # everything, a few minutes
+    .venv/bin/python benchmarks/bench.py --quick    # no test suite, no Lighthouse
+
+What it measures, in a temporary copy of the repository (``docs/``,
+``src/``, ``overrides/``, ``mkdocs.yml``; the copy's ``src/`` shadows the
+editable install through ``PYTHONPATH``):
+
+- cold build: ``mkdocs build --strict`` in a new process into an empty
+  folder (median of ``--runs``);
+- bare build: the same Markdown with the figures read from a previous build
+  (``benchmarks/bare_figures.py``) and the notebook not executed; the target
+  is cold <= 1.3 x bare;
+- warm rebuild: a running ``mkdocs serve`` shows a change in ``docs/``;
+- figure change: a running ``mkdocs serve`` shows a figure redrawn after a
+  colour changes in ``src/attention_by_hand/figures.py``;
+- page weight: every page loaded in Chromium from a local server that
+  gzips text as static hosts do; the bytes of every response (HTML, CSS,
+  JS, images, the search index), uncompressed and as transferred. Targets
+  apply to what is transferred: lesson pages <= 300 KB, the notebook page
+  <= 400 KB;
+- the full test suite: ``pytest -q`` once, in the repository itself;
+- Lighthouse 12.2.3 (``benchmarks/package.json``) on every page, default
+  (mobile) settings, same gzip server: performance, accessibility, best
+  practices, SEO; goal 100 each.
+
+Timings are printed, never asserted: tests/ holds no timing test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import gzip
+import http.server
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+LIGHTHOUSE = ROOT / "benchmarks/node_modules/.bin/lighthouse"
+KB = 1000
+
+COLD_OVER_BARE = 1.3
+LESSON_BYTES = 300 * KB
+NOTEBOOK_BYTES = 400 * KB
+SUITE_SECONDS = 30.0
+LIGHTHOUSE_CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3, help="builds per kind (median)")
+    parser.add_argument("--no-suite", action="store_true", help="skip the test suite")
+    parser.add_argument("--no-lighthouse", action="store_true", help="skip Lighthouse")
+    parser.add_argument("--quick", action="store_true", help="skip the test suite and Lighthouse")
+    args = parser.parse_args()
+    if args.quick:
+        args.no_suite = args.no_lighthouse = True
+
+    rows: list[tuple[str, str, str, str]] = []  # what, measured, target, verdict
+    with tempfile.TemporaryDirectory(prefix="abh-bench-") as temp:
+        work = Path(temp)
+        book = _copy_repository(work / "book")
+        env = _environment(book)
+
+        cold = [_timed_build(book, work / f"cold-{i}", env) for i in range(args.runs)]
+        site = work / "cold-0"
+        bare_env = {**env, "ABH_PRERENDERED": str(site)}
+        bare_config = _bare_config(book)
+        bare = [
+            _timed_build(book, work / f"bare-{i}", bare_env, "-f", str(bare_config))
+            for i in range(args.runs)
+        ]
+        cold_s, bare_s = statistics.median(cold), statistics.median(bare)
+        ratio = cold_s / bare_s
+        rows += [
+            ("cold mkdocs build (median)", f"{cold_s:.2f} s", "", ""),
+            ("bare build: figures pre-drawn, notebook not run", f"{bare_s:.2f} s", "", ""),
+            ("cold / bare", f"{ratio:.2f} x", f"<= {COLD_OVER_BARE} x", _verdict(ratio <= 1.3)),
+        ]
+
+        docs_s, figure_s = _serve_latencies(book, env)
+        rows += [
+            ("warm rebuild: serve shows a docs/ change", f"{docs_s:.2f} s", "", ""),
+            ("serve shows a figure changed in src/", f"{figure_s:.2f} s", "", ""),
+        ]
+
+        pages = _pages(site)
+        with _gzip_server(site) as origin:
+            weights = _page_weights(origin, pages)
+            for page, (raw, sent) in weights.items():
+                limit = _weight_limit(page)
+                target = f"<= {limit // KB} KB sent" if limit else ""
+                verdict = _verdict(sent <= limit) if limit else ""
+                rows.append(
+                    (
+                        f"weight {page}",
+                        f"{sent / KB:.0f} KB sent, {raw / KB:.0f} KB raw",
+                        target,
+                        verdict,
+                    )
+                )
+            lighthouse = {} if args.no_lighthouse else _lighthouse(origin, pages)
+
+        if not args.no_suite:
+            suite_s, summary = _test_suite()
+            rows.append(
+                (
+                    f"test suite ({summary})",
+                    f"{suite_s:.1f} s",
+                    f"<= {SUITE_SECONDS:.0f} s",
+                    _verdict(suite_s <= SUITE_SECONDS),
+                )
+            )
+
+    _print_table(rows)
+    if lighthouse:
+        _print_lighthouse(lighthouse)
+
+
+# ---------------------------------------------------------------------------
+# Builds
+# ---------------------------------------------------------------------------
+
+
+def _copy_repository(book: Path) -> Path:
+    for name in ("docs", "src", "overrides", "benchmarks"):
+        shutil.copytree(
+            ROOT / name, book / name, ignore=shutil.ignore_patterns("__pycache__", "node_modules")
+        )
+    shutil.copy(ROOT / "mkdocs.yml", book / "mkdocs.yml")
+    return book
+
+
+def _environment(book: Path) -> dict[str, str]:
+    epoch = subprocess.run(
+        ["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True, check=False
+    ).stdout.strip()
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(book / "src")}
+    if epoch:
+        env["SOURCE_DATE_EPOCH"] = epoch
+    return env
+
+
+def _bare_config(book: Path) -> Path:
+    """mkdocs.yml with the pre-drawn figures hook and no notebook execution."""
+    text = (book / "mkdocs.yml").read_text(encoding="utf-8")
+    hooks_line = "  - src/attention_by_hand/book/hooks.py\n"
+    if hooks_line not in text or "execute: true" not in text:
+        sys.exit("benchmark: mkdocs.yml no longer lists hooks.py or 'execute: true'; update bench")
+    text = text.replace(hooks_line, hooks_line + "  - benchmarks/bare_figures.py\n")
+    text = text.replace("execute: true", "execute: false")
+    config = book / "mkdocs-bare.yml"
+    config.write_text(text, encoding="utf-8")
+    return config
+
+
+def _timed_build(book: Path, destination: Path, env: dict[str, str], *extra: str) -> float:
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(destination)]
+    start = time.perf_counter()
+    result = subprocess.run(
+        [*command, *extra], cwd=book, env=env, capture_output=True, text=True, check=False
+    )
+    seconds = time.perf_counter() - start
+    if result.returncode != 0:
+        sys.exit(f"benchmark: build failed:\n{result.stdout}\n{result.stderr}")
+    return seconds
+
+
+# ---------------------------------------------------------------------------
+# mkdocs serve
+# ---------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _fetch(url: str) -> bytes | None:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.read()
+    except OSError:
+        return None
+
+
+def _wait_for(url: str, predicate, server: subprocess.Popen, seconds: float = 180) -> float:
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        body = _fetch(url)
+        if body is not None and predicate(body):
+            return time.perf_counter() - start
+        if server.poll() is not None:
+            sys.exit(f"benchmark: mkdocs serve exited:\n{server.stdout.read()}")
+        time.sleep(0.05)
+    sys.exit(f"benchmark: {url} did not change within {seconds} s")
+
+
+def _serve_latencies(book: Path, env: dict[str, str]) -> tuple[float, float]:
+    """Seconds until serve shows a docs/ change, then a figure changed in src/."""
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
+        cwd=book,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}/"
+    figure = base + "figures/causal-mask-light.svg"
+    try:
+        _wait_for(figure, lambda body: b"<svg" in body, server)
+        time.sleep(1)  # let the watcher settle after the first build
+
+        index = book / "docs/index.md"
+        index.write_text(index.read_text(encoding="utf-8") + "\n<!-- bench-marker -->\n")
+        docs_s = _wait_for(base, lambda body: b"bench-marker" in body, server)
+
+        figures_py = book / "src/attention_by_hand/figures.py"
+        source = figures_py.read_text(encoding="utf-8")
+        old, new = '"allowed": "#3949ab"', '"allowed": "#00aa55"'
+        if old not in source:
+            sys.exit(f"benchmark: {old} is no longer in figures.py; update bench")
+        figures_py.write_text(source.replace(old, new), encoding="utf-8")
+        figure_s = _wait_for(figure, lambda body: b"#00aa55" in body, server)
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    return docs_s, figure_s
+
+
+# ---------------------------------------------------------------------------
+# Page weight
+# ---------------------------------------------------------------------------
+
+COMPRESSIBLE = {".html", ".css", ".js", ".json", ".svg", ".xml", ".ipynb", ".txt", ".map"}
+
+
+class _GzipHandler(http.server.SimpleHTTPRequestHandler):
+    """Static files, gzipped when the client accepts it, as static hosts serve them."""
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            path = path / "index.html"
+        if (
+            path.is_file()
+            and path.suffix in COMPRESSIBLE
+            and "gzip" in self.headers.get("Accept-Encoding", "")
+        ):
+            body = gzip.compress(path.read_bytes(), compresslevel=6, mtime=0)
+            self.send_response(200)
+            self.send_header("Content-Type", self.guess_type(str(path)))
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        super().do_GET()
+
+
+@contextlib.contextmanager
+def _gzip_server(site: Path) -> Iterator[str]:
+    handler = functools.partial(_GzipHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _pages(site: Path) -> list[str]:
+    """Every page's address, relative to the site root (``lessons/x/``)."""
+    pages = []
+    for path in sorted(site.rglob("*.html")):
+        relative = path.relative_to(site).as_posix()
+        if relative == "404.html":
+            continue
+        pages.append(relative.removesuffix("index.html"))
+    return pages
+
+
+def _weight_limit(page: str) -> int | None:
+    if page.startswith("lessons/"):
+        return LESSON_BYTES
+    if page.startswith("notebooks/"):
+        return NOTEBOOK_BYTES
+    return None
+
+
+def _page_weights(origin: str, pages: list[str]) -> dict[str, tuple[int, int]]:
+    """Bytes each page loads in Chromium: (uncompressed, transferred)."""
+    from playwright.sync_api import sync_playwright
+
+    weights = {}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+        )
+        for page_path in pages:
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            page = context.new_page()
+            finished: list = []
+            page.on("requestfinished", lambda request, into=finished: into.append(request))
+            page.goto(origin + page_path, wait_until="load")
+            # scroll through the page so lazy images load, as a reader would
+            page.evaluate(
+                "async () => { for (let y = 0; y < document.body.scrollHeight; y += 600) {"
+                " window.scrollTo(0, y); await new Promise(r => setTimeout(r, 50)); } }"
+            )
+            page.wait_for_load_state("networkidle")
+            raw = sent = 0
+            for request in finished:
+                response = request.response()
+                if response is None or request.url.startswith("data:"):
+                    continue
+                raw += len(response.body())
+                sent += request.sizes()["responseBodySize"]
+            weights[page_path or "index"] = (raw, sent)
+            context.close()
+        browser.close()
+    return weights
+
+
+# ---------------------------------------------------------------------------
+# Test suite and Lighthouse
+# ---------------------------------------------------------------------------
+
+
+def _test_suite() -> tuple[float, str]:
+    start = time.perf_counter()
+    result = subprocess.run(
+        [str(ROOT / ".venv/bin/pytest"), "-q", "-p", "no:cacheprovider"],
+        cwd=ROOT,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    seconds = time.perf_counter() - start
+    lines = [line for line in result.stdout.splitlines() if line.strip()]
+    summary = lines[-1].strip("= ") if lines else f"exit {result.returncode}"
+    return seconds, summary
+
+
+def _lighthouse(origin: str, pages: list[str]) -> dict[str, dict[str, object]]:
+    if not LIGHTHOUSE.exists():
+        print("Lighthouse is not installed: run `npm ci --prefix benchmarks`", file=sys.stderr)
+        return {}
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="abh-lighthouse-") as temp:
+        for page in pages:
+            report = Path(temp) / "report.json"
+            subprocess.run(
+                [
+                    str(LIGHTHOUSE),
+                    origin + page,
+                    "--quiet",
+                    "--output=json",
+                    f"--output-path={report}",
+                    f"--only-categories={','.join(LIGHTHOUSE_CATEGORIES)}",
+                    "--chrome-flags=--headless=new --no-sandbox --disable-gpu",
+                ],
+                env={**os.environ, "CHROME_PATH": CHROMIUM},
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            if not report.exists():
+                results[page or "index"] = {"error": "Lighthouse wrote no report"}
+                continue
+            data = json.loads(report.read_text(encoding="utf-8"))
+            scores = {
+                name: round(100 * (data["categories"][name]["score"] or 0))
+                for name in LIGHTHOUSE_CATEGORIES
+            }
+            missed = []
+            for name in LIGHTHOUSE_CATEGORIES:
+                for ref in data["categories"][name]["auditRefs"]:
+                    audit = data["audits"][ref["id"]]
+                    if ref["weight"] and audit["score"] is not None and audit["score"] < 1:
+                        missed.append(f"{ref['id']} {audit.get('displayValue', '')}".strip())
+            results[page or "index"] = {"scores": scores, "missed": missed}
+            report.unlink()
+    return results
+
+
+# ---------------------------------------------------------------------------
+# Output
+# ---------------------------------------------------------------------------
+
+
+def _verdict(ok: bool) -> str:
+    return "PASS" if ok else "MISS"
+
+
+def _print_table(rows: list[tuple[str, str, str, str]]) -> None:
+    header = ("measure", "value", "target", "")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(4)]
+    for row in [header, tuple("-" * w for w in widths), *rows]:
+        print(
+            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        )
+
+
+def _print_lighthouse(results: dict[str, dict[str, object]]) -> None:
+    print()
+    names = ("perf", "a11y", "best", "seo")
+    width = max(len(page) for page in results)
+    print(f"{'Lighthouse 12.2.3 (mobile)'.ljust(width)}  " + "  ".join(names) + "  goal 100")
+    for page, result in results.items():
+        if "error" in result:
+            print(f"{page.ljust(width)}  {result['error']}")
+            continue
+        scores = result["scores"]
+        cells = "  ".join(
+            str(scores[c]).rjust(len(n)) for c, n in zip(LIGHTHOUSE_CATEGORIES, names, strict=True)
+        )
+        verdict = _verdict(all(value == 100 for value in scores.values()))
+        print(f"{page.ljust(width)}  {cells}  {verdict}")
+        for audit in result["missed"]:
+            print(f"{''.ljust(width)}    below 100: {audit}")
+
+
+if __name__ == "__main__":
+    main()
