@@ -1,0 +1,226 @@
+"""The lessons' quizzes in Chromium: every choice, every explanation, try again,
+nothing stored, nothing sent.
+
+The expected questions, choices and explanations are read straight from the
+lesson sources with a few lines of independent parsing below, not through the
+hook under test.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSONS = sorted((ROOT / "docs" / "lessons").glob("*.md"))
+
+# Records every write to the four kinds of storage, from the first script on.
+SPY = """
+(() => {
+  window.__abhWrites = [];
+  const log = (what) => window.__abhWrites.push(what);
+  for (const name of ["setItem", "removeItem", "clear"]) {
+    const original = Storage.prototype[name];
+    Storage.prototype[name] = function (...args) {
+      log(`${this === window.localStorage ? "local" : "session"}Storage.${name}(${args[0]})`);
+      return original.apply(this, args);
+    };
+  }
+  const cookie = Object.getOwnPropertyDescriptor(Document.prototype, "cookie");
+  Object.defineProperty(Document.prototype, "cookie", {
+    get() { return cookie.get.call(this); },
+    set(value) { log(`cookie=${value}`); cookie.set.call(this, value); },
+  });
+  const open = IDBFactory.prototype.open;
+  IDBFactory.prototype.open = function (...args) {
+    log(`indexedDB.open(${args[0]})`);
+    return open.apply(this, args);
+  };
+})();
+"""
+
+SNAPSHOT = """
+async () => {
+  const dump = (s) => Object.fromEntries(Object.keys(s).map((k) => [k, s.getItem(k)]));
+  const dbs = indexedDB.databases ? (await indexedDB.databases()).map((d) => d.name) : [];
+  return {
+    local: dump(localStorage),
+    session: dump(sessionStorage),
+    cookie: document.cookie,
+    indexedDB: dbs,
+  };
+}
+"""
+
+
+def words(text: str) -> str:
+    """Letters and digits only, lower case: compares Markdown source with rendered text."""
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def source_quizzes(path: Path) -> list[list[dict]]:
+    """The quizzes of a lesson as written: questions, choices, correctness, explanations."""
+    quizzes: list[list[dict]] = []
+    inside = False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not inside and line.strip() == "```quiz":
+            inside = True
+            quizzes.append([])
+        elif inside and line.strip() == "```":
+            inside = False
+        elif inside and line.startswith("? "):
+            quizzes[-1].append({"question": line[2:], "choices": []})
+        elif inside and line.startswith(("- [x] ", "- [ ] ")):
+            quizzes[-1][-1]["choices"].append(
+                {"text": line[6:], "correct": line[3] == "x", "why": ""}
+            )
+        elif inside and line.strip().startswith(">"):
+            quizzes[-1][-1]["choices"][-1]["why"] += " " + line.strip()[1:]
+        elif inside and line.strip():
+            # a continuation line: add it to whatever came last
+            last = quizzes[-1][-1]
+            if last["choices"] and last["choices"][-1]["why"]:
+                last["choices"][-1]["why"] += " " + line.strip()
+            elif last["choices"]:
+                last["choices"][-1]["text"] += " " + line.strip()
+            else:
+                last["question"] += " " + line.strip()
+    return quizzes
+
+
+def page_url(site_url: str, lesson: Path) -> str:
+    return f"{site_url}lessons/{lesson.stem}/"
+
+
+def test_every_lesson_has_a_quiz_of_at_least_three_questions():
+    assert len(LESSONS) == 3
+    for lesson in LESSONS:
+        quizzes = source_quizzes(lesson)
+        assert sum(len(q) for q in quizzes) >= 3, lesson.name
+
+
+@pytest.fixture(scope="module")
+def spied(browser):
+    ctx = browser.new_context()
+    ctx.add_init_script(SPY)
+    yield ctx
+    ctx.close()
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+def test_answering_shows_every_explanation_and_try_again_resets(spied, site_url: str, lesson: Path):
+    page = spied.new_page()
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(page_url(site_url, lesson))
+    page.wait_for_load_state("networkidle")
+    loaded = len(requests)
+    writes_at_load = page.evaluate("window.__abhWrites.length")
+    before = page.evaluate(SNAPSHOT)
+
+    expected = [q for quiz in source_quizzes(lesson) for q in quiz]
+    fieldsets = page.locator(".abh-quiz fieldset.abh-question")
+    assert fieldsets.count() == len(expected)
+    assert (
+        "Your answers stay on this page: nothing is stored or sent."
+        in page.locator(".abh-quiz-note").first.text_content()
+    )
+
+    for n, want in enumerate(expected):
+        fieldset = fieldsets.nth(n)
+        assert words(want["question"]) in words(fieldset.locator("legend").text_content())
+        items = fieldset.locator(".abh-choices > li")
+        inputs = fieldset.locator(".abh-choices input")
+        whys = fieldset.locator(".abh-why")
+        check = fieldset.get_by_role("button", name="Check")
+        retry = fieldset.get_by_role("button", name="Try again")
+        n_correct = sum(c["correct"] for c in want["choices"])
+        kind = "checkbox" if n_correct > 1 else "radio"
+        assert items.count() == len(want["choices"])
+        for m, choice in enumerate(want["choices"]):
+            assert inputs.nth(m).get_attribute("type") == kind
+            assert words(choice["text"]) == words(
+                fieldset.get_by_label(re.compile(re.escape(choice["text"][:20]))).first.evaluate(
+                    "el => el.labels[0].textContent"
+                )
+            )
+
+        # Check with nothing chosen explains nothing yet
+        assert retry.is_hidden()
+        for m in range(len(want["choices"])):
+            assert whys.nth(m).is_hidden()
+        check.click()
+        assert "first" in fieldset.locator(".abh-quiz-result").text_content()
+        assert whys.first.is_hidden()
+
+        # Choose each choice alone in turn
+        for m, choice in enumerate(want["choices"]):
+            inputs.nth(m).check()
+            check.click()
+            result = fieldset.locator(".abh-quiz-result").text_content()
+            right = choice["correct"] and n_correct == 1
+            assert result.startswith("Correct") if right else not result.startswith("Correct")
+            for j, other in enumerate(want["choices"]):
+                why = whys.nth(j)
+                assert why.is_visible(), f"{lesson.name} q{n + 1}: explanation {j + 1} hidden"
+                text = why.text_content()
+                assert words(other["why"]) in words(text), (lesson.name, n + 1, j + 1, text)
+                if j == m:
+                    verdict = "and it is correct" if other["correct"] else "but it is not correct"
+                    assert f"You chose this, {verdict}." in text
+                elif other["correct"]:
+                    assert "correct" in text
+                    assert "Not correct." not in text
+                else:
+                    assert "Not correct." in text
+                assert inputs.nth(j).is_disabled()
+            assert retry.evaluate("el => el === document.activeElement")
+            retry.click()
+            for j in range(len(want["choices"])):
+                assert whys.nth(j).is_hidden()
+                assert not inputs.nth(j).is_checked()
+                assert inputs.nth(j).is_enabled()
+            assert fieldset.locator(".abh-quiz-result").text_content() == ""
+            assert check.is_visible()
+            assert retry.is_hidden()
+
+        # All the correct choices, and only those
+        for m, choice in enumerate(want["choices"]):
+            if choice["correct"]:
+                inputs.nth(m).check()
+        check.click()
+        assert fieldset.locator(".abh-quiz-result").text_content().startswith("Correct")
+        retry.click()
+
+    # nothing stored, nothing sent
+    assert page.evaluate(SNAPSHOT) == before
+    assert page.evaluate("window.__abhWrites").__len__() == writes_at_load, page.evaluate(
+        "window.__abhWrites"
+    )
+    assert requests[loaded:] == [], f"requests after load: {requests[loaded:]}"
+    for url in requests:
+        assert urlparse(url).hostname == "127.0.0.1", url
+    page.close()
+
+
+def test_without_javascript_every_explanation_is_readable(browser, site_url: str):
+    ctx = browser.new_context(java_script_enabled=False)
+    page = ctx.new_page()
+    for lesson in LESSONS:
+        page.goto(page_url(site_url, lesson))
+        expected = [q for quiz in source_quizzes(lesson) for q in quiz]
+        details = page.locator(".abh-quiz details.abh-why")
+        assert details.count() == sum(len(q["choices"]) for q in expected)
+        k = 0
+        for question in expected:
+            for choice in question["choices"]:
+                text = details.nth(k).text_content()
+                assert words(choice["why"]) in words(text)
+                assert ("Not correct." in text) == (not choice["correct"])
+                k += 1
+        # no Check button that would do nothing
+        assert page.get_by_role("button", name="Check").count() == 0
+    ctx.close()
