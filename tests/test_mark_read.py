@@ -1,0 +1,151 @@
+"""Mark as read in Chromium: off until pressed, one localStorage key, visible
+in the navigation, survives a reload, can be undone and cleared."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+KEY = "attention-by-hand:read"
+LESSON_1 = "lessons/weighted-mixture/"
+LESSON_2 = "lessons/attention-matrix/"
+
+# Records every write to the four kinds of storage (as in test_quiz_browser).
+SPY = """
+(() => {
+  window.__abhWrites = [];
+  const log = (what) => window.__abhWrites.push(what);
+  for (const name of ["setItem", "removeItem", "clear"]) {
+    const original = Storage.prototype[name];
+    Storage.prototype[name] = function (...args) {
+      log(`${this === window.localStorage ? "local" : "session"}Storage.${name}(${args[0]})`);
+      return original.apply(this, args);
+    };
+  }
+  const cookie = Object.getOwnPropertyDescriptor(Document.prototype, "cookie");
+  Object.defineProperty(Document.prototype, "cookie", {
+    get() { return cookie.get.call(this); },
+    set(value) { log(`cookie=${value}`); cookie.set.call(this, value); },
+  });
+  const open = IDBFactory.prototype.open;
+  IDBFactory.prototype.open = function (...args) {
+    log(`indexedDB.open(${args[0]})`);
+    return open.apply(this, args);
+  };
+})();
+"""
+
+
+def book_writes(page) -> list[str]:
+    """Storage writes since the page loaded, less Material's own palette memory.
+
+    Material 9.8.2 writes its palette state to localStorage under
+    ``<scope>.__palette`` on every page load (its palette toggle remembers
+    the reader's choice); that key is Material's, not the book's.
+    """
+    return [w for w in page.evaluate("window.__abhWrites") if ".__palette)" not in w]
+
+
+@pytest.fixture
+def page(browser):
+    ctx = browser.new_context()
+    ctx.add_init_script(SPY)
+    page = ctx.new_page()
+    yield page
+    ctx.close()
+
+
+def stored(page) -> dict[str, str]:
+    return page.evaluate(
+        "() => Object.fromEntries(Object.keys(localStorage).map(k => [k, localStorage[k]]))"
+    )
+
+
+def nav_marked(page) -> list[str]:
+    """The hrefs of the navigation links that carry the read mark."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll(".md-nav a.md-nav__link")]
+             .filter(a => a.querySelector(".abh-read-mark"))
+             .map(a => new URL(a.getAttribute("href"), location.href).pathname)"""
+    )
+
+
+def test_mark_as_read_round_trip(page, site_url: str):
+    root_path = "/"
+    page.goto(site_url + LESSON_1)
+    box = page.locator(".abh-progress")
+    toggle = box.get_by_role("button", name="Mark as read")
+    # off until pressed: nothing stored, nothing marked, no "clear all" yet
+    assert KEY not in stored(page)
+    assert nav_marked(page) == []
+    assert box.get_by_role("button", name="Clear all read marks").is_hidden()
+    assert book_writes(page) == []
+
+    toggle.click()
+    assert json.loads(stored(page)[KEY]) == [LESSON_1]
+    assert root_path + LESSON_1 in nav_marked(page)
+    assert "(read)" in page.locator(".md-nav a.abh-read").first.text_content()
+    assert "Marked as read." in box.get_by_role("status").text_content()
+
+    # survives a reload, and shows on another page's navigation
+    page.reload()
+    assert box.get_by_role("button", name="Mark as unread").is_visible()
+    assert root_path + LESSON_1 in nav_marked(page)
+    page.goto(site_url + LESSON_2)
+    assert nav_marked(page) == [root_path + LESSON_1]
+    box.get_by_role("button", name="Mark as read").click()
+    assert json.loads(stored(page)[KEY]) == sorted([LESSON_1, LESSON_2])
+    assert "Read: 2 of " in box.get_by_role("status").text_content()
+
+    # undo on this page
+    box.get_by_role("button", name="Mark as unread").click()
+    assert json.loads(stored(page)[KEY]) == [LESSON_1]
+    assert nav_marked(page) == [root_path + LESSON_1]
+
+    # the home page has no button but shows the marks in its navigation
+    page.goto(site_url)
+    assert page.locator(".abh-progress").count() == 0
+    assert nav_marked(page) == [root_path + LESSON_1]
+
+    # clear all removes the key itself
+    page.goto(site_url + LESSON_2)
+    box.get_by_role("button", name="Clear all read marks").click()
+    assert KEY not in stored(page)
+    assert nav_marked(page) == []
+    assert box.get_by_role("button", name="Clear all read marks").is_hidden()
+    page.reload()
+    assert nav_marked(page) == []
+
+    # the only storage ever written is the one key
+    assert book_writes(page) == []  # since the last load
+    assert set(stored(page)) <= {"/.__palette"}
+    assert page.evaluate("document.cookie") == ""
+    assert page.evaluate("sessionStorage.length") == 0
+    assert page.evaluate("async () => (await indexedDB.databases()).length") == 0
+
+
+def test_only_the_one_key_is_written(page, site_url: str):
+    page.goto(site_url + LESSON_1)
+    box = page.locator(".abh-progress")
+    box.get_by_role("button", name="Mark as read").click()
+    box.get_by_role("button", name="Mark as unread").click()
+    box.get_by_role("button", name="Mark as read").click()
+    box.get_by_role("button", name="Clear all read marks").click()
+    assert book_writes(page) == [
+        f"localStorage.setItem({KEY})",
+        f"localStorage.removeItem({KEY})",
+        f"localStorage.setItem({KEY})",
+        f"localStorage.removeItem({KEY})",
+    ]
+
+
+def test_keyboard_can_mark_and_unmark(page, site_url: str):
+    page.goto(site_url + LESSON_1)
+    toggle = page.locator('.abh-progress [data-action="toggle"]')
+    toggle.focus()
+    page.keyboard.press("Enter")
+    assert toggle.text_content() == "Mark as unread"
+    page.keyboard.press("Space")
+    assert toggle.text_content() == "Mark as read"
+    assert KEY not in stored(page)
