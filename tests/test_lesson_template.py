@@ -212,6 +212,16 @@ def test_a_next_link_that_disagrees_with_next_fails(tmp_path: Path) -> None:
     ) in message
 
 
+def test_front_matter_that_is_not_yaml_says_so(tmp_path: Path) -> None:
+    message = _failure(tmp_path, _template(title="title: Masking: no peeking"))
+    line = _template().splitlines().index("title: Mixing two values by hand") + 1
+    assert (
+        f"the front matter is not valid YAML at line {line} (mapping values are not allowed here)"
+    ) in message
+    assert "quote a value that contains ': '" in message
+    assert "no 'title'" not in message
+
+
 def test_a_lesson_without_an_executed_check_fails(tmp_path: Path) -> None:
     text = _template().replace("```python", "```py")
     text = re.sub(r"<!-- invisible-code-block: python.*?-->\n", "", text, flags=re.DOTALL)

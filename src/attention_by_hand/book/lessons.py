@@ -35,11 +35,12 @@ import re
 import subprocess
 from typing import Any
 
+import yaml
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
-from mkdocs.utils.meta import get_data
+from mkdocs.utils.meta import YAML_RE, get_data
 from sybil import Document
 
 from attention_by_hand.book.markdown import FENCE
@@ -79,7 +80,7 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
     if not _is_lesson(page.file):
         return markdown
     meta = page.meta or {}
-    problems = _template_problems(meta, markdown, page, files)
+    problems = _front_matter_syntax(markdown) or _template_problems(meta, markdown, page, files)
     if problems:
         listed = "\n".join(f"  - {problem}" for problem in problems)
         raise PluginError(
@@ -110,6 +111,23 @@ def _source_path(page: Page, config: MkDocsConfig) -> str:
     if page.file.abs_src_path is None:
         return page.file.src_uri
     return os.path.relpath(page.file.abs_src_path, root).replace(os.sep, "/")
+
+
+def _front_matter_syntax(markdown: str) -> list[str]:
+    """MkDocs drops front matter that is not valid YAML silently: say why instead."""
+    block = YAML_RE.match(markdown)
+    if block is None:
+        return []
+    try:
+        yaml.safe_load(block.group(1))
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        reason = getattr(error, "problem", None) or " ".join(str(error).split())
+        # the front matter starts on line 2 of the file, after its "---"
+        where = f" at line {mark.line + 2}" if mark is not None else ""
+        hint = "quote a value that contains ': ', e.g. 'title: \"Causal masking: no peeking\"'"
+        return [f"the front matter is not valid YAML{where} ({reason}); {hint}"]
+    return []
 
 
 def _template_problems(meta: dict[str, Any], markdown: str, page: Page, files: Files) -> list[str]:
