@@ -67,6 +67,9 @@ LIGHTHOUSE_CATEGORIES = ("performance", "accessibility", "best-practices", "seo"
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3, help="builds per kind (median)")
+    parser.add_argument(
+        "--lighthouse-runs", type=int, default=3, help="Lighthouse runs per page (median score)"
+    )
     parser.add_argument("--no-suite", action="store_true", help="skip the test suite")
     parser.add_argument("--no-lighthouse", action="store_true", help="skip Lighthouse")
     parser.add_argument("--quick", action="store_true", help="skip the test suite and Lighthouse")
@@ -117,7 +120,9 @@ def main() -> None:
                         verdict,
                     )
                 )
-            lighthouse = {} if args.no_lighthouse else _lighthouse(origin, pages)
+            lighthouse = (
+                {} if args.no_lighthouse else _lighthouse(origin, pages, args.lighthouse_runs)
+            )
 
         if not args.no_suite:
             suite_s, summary = _test_suite()
@@ -369,46 +374,60 @@ def _test_suite() -> tuple[float, str]:
     return seconds, summary
 
 
-def _lighthouse(origin: str, pages: list[str]) -> dict[str, dict[str, object]]:
+def _lighthouse(origin: str, pages: list[str], runs: int) -> dict[str, dict[str, object]]:
+    """Median Lighthouse scores of `runs` runs per page, and the audits below 100."""
     if not LIGHTHOUSE.exists():
         print("Lighthouse is not installed: run `npm ci --prefix benchmarks`", file=sys.stderr)
         return {}
     results = {}
-    with tempfile.TemporaryDirectory(prefix="abh-lighthouse-") as temp:
-        for page in pages:
-            report = Path(temp) / "report.json"
-            subprocess.run(
-                [
-                    str(LIGHTHOUSE),
-                    origin + page,
-                    "--quiet",
-                    "--output=json",
-                    f"--output-path={report}",
-                    f"--only-categories={','.join(LIGHTHOUSE_CATEGORIES)}",
-                    "--chrome-flags=--headless=new --no-sandbox --disable-gpu",
-                ],
-                env={**os.environ, "CHROME_PATH": CHROMIUM},
-                capture_output=True,
-                text=True,
-                check=False,
+    for page in pages:
+        reports = [_lighthouse_once(origin + page) for _ in range(runs)]
+        reports = [report for report in reports if report is not None]
+        if not reports:
+            results[page or "index"] = {"error": "Lighthouse wrote no report"}
+            continue
+        scores = {
+            name: round(
+                100 * statistics.median(r["categories"][name]["score"] or 0 for r in reports)
             )
-            if not report.exists():
-                results[page or "index"] = {"error": "Lighthouse wrote no report"}
-                continue
-            data = json.loads(report.read_text(encoding="utf-8"))
-            scores = {
-                name: round(100 * (data["categories"][name]["score"] or 0))
-                for name in LIGHTHOUSE_CATEGORIES
-            }
-            missed = []
+            for name in LIGHTHOUSE_CATEGORIES
+        }
+        missed = set()
+        for data in reports:
             for name in LIGHTHOUSE_CATEGORIES:
                 for ref in data["categories"][name]["auditRefs"]:
                     audit = data["audits"][ref["id"]]
                     if ref["weight"] and audit["score"] is not None and audit["score"] < 1:
-                        missed.append(f"{ref['id']} {audit.get('displayValue', '')}".strip())
-            results[page or "index"] = {"scores": scores, "missed": missed}
-            report.unlink()
+                        missed.add(ref["id"])
+        results[page or "index"] = {
+            "scores": scores,
+            "missed": sorted(missed),
+            "runs": len(reports),
+        }
     return results
+
+
+def _lighthouse_once(url: str) -> dict | None:
+    with tempfile.TemporaryDirectory(prefix="abh-lighthouse-") as temp:
+        report = Path(temp) / "report.json"
+        subprocess.run(
+            [
+                str(LIGHTHOUSE),
+                url,
+                "--quiet",
+                "--output=json",
+                f"--output-path={report}",
+                f"--only-categories={','.join(LIGHTHOUSE_CATEGORIES)}",
+                "--chrome-flags=--headless=new --no-sandbox --disable-gpu",
+            ],
+            env={**os.environ, "CHROME_PATH": CHROMIUM},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if not report.exists():
+            return None
+        return json.loads(report.read_text(encoding="utf-8"))
 
 
 # ---------------------------------------------------------------------------
@@ -433,7 +452,9 @@ def _print_lighthouse(results: dict[str, dict[str, object]]) -> None:
     print()
     names = ("perf", "a11y", "best", "seo")
     width = max(len(page) for page in results)
-    print(f"{'Lighthouse 12.2.3 (mobile)'.ljust(width)}  " + "  ".join(names) + "  goal 100")
+    title = "Lighthouse 12.2.3, mobile, median"
+    width = max(width, len(title))
+    print(f"{title.ljust(width)}  " + "  ".join(names) + "  goal 100")
     for page, result in results.items():
         if "error" in result:
             print(f"{page.ljust(width)}  {result['error']}")
@@ -444,8 +465,9 @@ def _print_lighthouse(results: dict[str, dict[str, object]]) -> None:
         )
         verdict = _verdict(all(value == 100 for value in scores.values()))
         print(f"{page.ljust(width)}  {cells}  {verdict}")
-        for audit in result["missed"]:
-            print(f"{''.ljust(width)}    below 100: {audit}")
+        if result["missed"]:
+            below = ", ".join(result["missed"])
+            print(f"{''.ljust(width)}    audits below 1 in some run: {below}")
 
 
 if __name__ == "__main__":
