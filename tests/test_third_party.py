@@ -90,8 +90,6 @@ def test_every_page_requests_nothing_from_another_host(
     pages = built_pages(site_dir)
     context = browser.new_context(color_scheme=palette, viewport={"width": 1280, "height": 900})
     requests: list[tuple[str, str]] = []  # (page, url)
-    current = {"page": ""}
-    context.on("request", lambda r: requests.append((current["page"], r.url)))
 
     def block_other_hosts(route) -> None:
         if _is_ours(route.request.url, origin):
@@ -102,36 +100,43 @@ def test_every_page_requests_nothing_from_another_host(
     context.route("**/*", block_other_hosts)
     searched = opened_full_size = False
     try:
-        page = context.new_page()
+        # every page in a tab of its own, loading side by side
+        tabs = {}
         for relative in pages:
-            current["page"] = relative
-            response = page.goto(site_url + relative, wait_until="load")
+            tab = context.new_page()
+            tab.on("request", lambda r, page=relative: requests.append((page, r.url)))
+            response = tab.goto(site_url + relative, wait_until="commit")
             assert response is not None
             if relative != "404.html":
                 assert response.ok, f"{relative}: HTTP {response.status}"
+            tabs[relative] = tab
+        for relative, tab in tabs.items():
+            tab.wait_for_load_state("load")
             # load every image now, lazy ones included, then let the page settle
-            page.evaluate(
+            tab.evaluate(
                 "Promise.all([...document.images].map(i => { i.loading = 'eager';"
                 " return i.decode().catch(() => null); }))"
             )
-            page.wait_for_load_state("networkidle")
-            assert page.get_attribute("body", "data-md-color-scheme") == scheme, relative
-            if not searched and page.locator("input.md-search__input").count():
-                page.click("input.md-search__input")
-                page.keyboard.type("softmax")
-                page.locator(".md-search-result__item").first.wait_for(timeout=10_000)
-                page.keyboard.press("Escape")
+            tab.wait_for_load_state("networkidle")
+            assert tab.get_attribute("body", "data-md-color-scheme") == scheme, relative
+        for relative, tab in tabs.items():
+            if not searched and relative != "404.html":
+                tab.click("input.md-search__input")
+                tab.keyboard.type("softmax")
+                tab.locator(".md-search-result__item").first.wait_for(timeout=10_000)
+                tab.keyboard.press("Escape")
                 searched = True
-            full_size = page.locator(f"a.abh-full-size.abh-only-{palette}")
+            full_size = tab.locator(f"a.abh-full-size.abh-only-{palette}")
             if not opened_full_size and full_size.count():
                 full_size.first.click()
-                page.wait_for_load_state("networkidle")
-                assert page.url.endswith(f"-{palette}.svg"), page.url
+                tab.wait_for_load_state("networkidle")
+                assert tab.url.endswith(f"-{palette}.svg"), tab.url
                 opened_full_size = True
+            tab.wait_for_load_state("networkidle")
     finally:
         context.close()
 
-    assert searched, "no page has a search box"
+    assert searched, "no page to search from"
     assert opened_full_size, "no page has a full-size figure link"
     urls = [url for _, url in requests]
     assert any("search_index.json" in url for url in urls), (
