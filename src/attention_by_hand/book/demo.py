@@ -163,7 +163,7 @@ def _checkbox(uid: str, name: str, checked: bool, label: str) -> str:
 
 def _inputs_html(spec: DemoSpec, uid: str) -> str:
     d_k, d_v = spec.d_k, len(spec.values[0])
-    coords = "".join(f'<th scope="col">coordinate {c + 1}</th>' for c in range(d_k))
+    coords = "".join(f'<th scope="col">{_coordinate(c)}</th>' for c in range(d_k))
     q_rows = "".join(
         f'<tr><th scope="row">query {i}</th>'
         + "".join(_input_cell(uid, "q", i, c, x) for c, x in enumerate(row))
@@ -179,14 +179,18 @@ def _inputs_html(spec: DemoSpec, uid: str) -> str:
     return (
         '<div class="abh-demo-inputs">'
         + _table(
+            f"{uid}-queries",
             f"Queries (d<sub>k</sub> = {d_k}); you can change them",
             f'<tr><th scope="col">position</th>{coords}</tr>',
             q_rows,
+            scroll=False,
         )
         + _table(
+            f"{uid}-keys",
             f"Keys (you can change them) and values (d<sub>v</sub> = {d_v}, fixed)",
             f'<tr><th scope="col">key</th>{coords}<th scope="col">value</th></tr>',
             kv_rows,
+            scroll=False,
         )
         + "</div>"
     )
@@ -223,36 +227,34 @@ def _results_html(spec: DemoSpec, r: DemoResult, uid: str) -> str:
         return "".join(rows)
 
     dots = _table(
+        f"{uid}-dots",
         "1. Dot products q<sub>i</sub> · k<sub>j</sub>",
         f'<tr><th scope="col">query</th>{keys_head}</tr>',
         matrix("dot", r.dots, None),
-        scroll=f"{uid}-dots",
     )
     scores = _table(
+        f"{uid}-scores",
         f"2. Scaled scores q<sub>i</sub> · k<sub>j</sub> / {root}; a masked score is set to "
         "&minus;&infin; before the softmax",
         f'<tr><th scope="col">query</th>{keys_head}</tr>',
         matrix("score", r.scores, "masked"),
-        scroll=f"{uid}-scores",
     )
     weights = _table(
+        f"{uid}-weights",
         "3. Weights: the softmax of each row over its allowed keys",
         f'<tr><th scope="col">query</th>{keys_head}<th scope="col">row sum</th></tr>',
         matrix("weight", r.weights, "masked", extra=lambda i: _cell("sum", (i,), r.row_sums[i])),
-        scroll=f"{uid}-weights",
         table_class="abh-demo-weights",
     )
     legend = (
         '<div class="abh-demo-legend" aria-hidden="true">'
-        '<span class="abh-legend-label">weight 0</span>'
-        '<span class="abh-legend-scale"></span>'
-        '<span class="abh-legend-label">1</span>'
-        '<span class="abh-legend-masked"></span>'
-        '<span class="abh-legend-label">masked: weight exactly 0</span></div>'
+        '<span class="abh-legend-item">weight 0 <span class="abh-legend-scale"></span> 1</span>'
+        '<span class="abh-legend-item"><span class="abh-legend-masked"></span> masked: weight '
+        "exactly 0</span></div>"
         '<p class="abh-sr-only">Colour scale: the more of the row a weight takes, the darker '
         "its cell; masked cells are hatched and say masked.</p>"
     )
-    out_head = "".join(f'<th scope="col">coordinate {c + 1}</th>' for c in range(d_v))
+    out_head = "".join(f'<th scope="col">{_coordinate(c)}</th>' for c in range(d_v))
     out_rows = "".join(
         f'<tr><th scope="row">query {i}</th>'
         + "".join(_cell("out", (i, c), r.output[i, c]) for c in range(d_v))
@@ -260,30 +262,30 @@ def _results_html(spec: DemoSpec, r: DemoResult, uid: str) -> str:
         for i in range(n_q)
     )
     output = _table(
+        f"{uid}-output",
         "4. Output of each query: the sum over keys of weight &times; value",
         f'<tr><th scope="col">query</th>{out_head}</tr>',
         out_rows,
-        scroll=f"{uid}-output",
     )
     return f'<div class="abh-demo-results">{dots}{scores}{weights}{legend}{output}</div>'
 
 
 def _table(
-    caption: str, head: str, body: str, *, scroll: str | None = None, table_class: str = ""
+    tid: str, caption: str, head: str, body: str, *, scroll: bool = True, table_class: str = ""
 ) -> str:
+    """A table with its title above it (outside the scroll box, so it wraps on a phone).
+
+    A results table can be wider than a phone: it scrolls sideways in its own
+    box, which takes the keyboard focus (`scroll`) so it can be scrolled
+    without a mouse. A table of inputs needs no such stop: its inputs take
+    the focus.
+    """
     cls = f"abh-table {table_class}".strip()
-    table = (
-        f'<table class="{cls}"><caption>{caption}</caption><thead>{head}</thead>'
-        f"<tbody>{body}</tbody></table>"
-    )
-    if scroll is None:
-        return f'<div class="abh-scroll">{table}</div>'
-    # a results table can be wider than a phone: its scroll box takes the focus,
-    # so that it can be scrolled with the keyboard
+    focus = f' tabindex="0" role="region" aria-labelledby="{tid}"' if scroll else ""
     return (
-        f'<div class="abh-scroll" tabindex="0" role="region" aria-labelledby="{scroll}">'
-        + table.replace("<caption>", f'<caption id="{scroll}">', 1)
-        + "</div>"
+        f'<div class="abh-table-block"><p class="abh-table-title" id="{tid}">{caption}</p>'
+        f'<div class="abh-scroll"{focus}><table class="{cls}" aria-labelledby="{tid}">'
+        f"<thead>{head}</thead><tbody>{body}</tbody></table></div></div>"
     )
 
 
@@ -322,6 +324,11 @@ def format_number(x: float) -> str:
     if float(text) == 0:
         return "0.000"
     return text.replace("-", MINUS)
+
+
+def _coordinate(c: int) -> str:
+    """Column heading of coordinate `c` (from 0): x, y, z, then c4, c5, ..."""
+    return "xyz"[c] if c < 3 else f"c{c + 1}"
 
 
 def _vector(row: tuple[float, ...]) -> str:
