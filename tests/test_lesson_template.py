@@ -327,7 +327,7 @@ def test_each_lesson_links_to_its_next_page(site_dir: Path, lesson: Path) -> Non
 def test_every_page_has_an_edit_link_and_the_source_revision(site_dir: Path) -> None:
     repo = MKDOCS["repo_url"].rstrip("/")
     edit = f"{repo}/{MKDOCS['edit_uri'].strip('/')}"
-    pages = sorted((ROOT / "docs").rglob("*.md"))
+    pages = sorted([*(ROOT / "docs").rglob("*.md"), *(ROOT / "docs" / "notebooks").glob("*.py")])
     assert pages
     revisions = set()
     for source in pages:
