@@ -41,11 +41,8 @@ from attention_by_hand.book.prose import (
 )
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-LESSONS = (
-    "lessons/weighted-mixture.md",
-    "lessons/attention-matrix.md",
-    "lessons/causal-masking.md",
-)
+# every lesson, found on disk so that a new one is covered without editing this file
+LESSONS = tuple(sorted(p.relative_to(DOCS).as_posix() for p in (DOCS / "lessons").glob("*.md")))
 PAGES = ("index.md", *LESSONS)
 #: Each lesson checks at least this many statements of its prose.
 MIN_CLAIMS_PER_LESSON = 8

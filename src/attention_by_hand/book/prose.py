@@ -21,7 +21,8 @@ values the code computed. It fails when
 Each message names the page, the line and both values. Numbers are compared
 exactly when both sides are rational (``int`` or ``fractions.Fraction``), and
 within the rounding of the written number otherwise (``0.33`` matches
-``1/3`` to half a unit in the last written place).
+``1/3``: it is within half a unit of the last written place; a tie such as
+0.75 written ``0.8`` is rejected, since it could round either way).
 
 A number in a fragment is a standalone integer, decimal or fraction, such as
 ``4``, ``-0.5``, ``0.75`` or ``40/3``; digits inside words (``v2``, ``d_k``)
@@ -231,14 +232,19 @@ def _flatten(values: Iterable[Any]) -> Iterator[Any]:
 def _agrees(text: str, written: Fraction, value: Any) -> bool:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.number)):
         raise TypeError(f"claim() compares numbers; got {value!r} of type {type(value).__name__}")
+    if "." in text:
+        # a decimal must be the value rounded to the written places; a tie
+        # (0.75 written as 0.7 or 0.8) is ambiguous, so write more places
+        half = Fraction(1, 2 * 10 ** len(text.split(".")[1]))
+        if isinstance(value, Rational):
+            return abs(Fraction(value) - written) < half
+        value = float(value)
+        return bool(np.isfinite(value)) and abs(value - float(written)) < float(half) * (1 - 1e-9)
     if isinstance(value, Rational):
         return Fraction(value) == written
     value = float(value)
     if not np.isfinite(value):
         return False
-    if "." in text:
-        decimals = len(text.split(".")[1])
-        return abs(value - float(written)) <= 0.5 * 10.0**-decimals + 1e-12
     return abs(value - float(written)) <= 1e-9 * max(1.0, abs(float(written)))
 
 
