@@ -35,8 +35,14 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 #: Pages that only a web server shows (a missing address): not for file://.
 SERVER_ONLY = {"404.html"}
 
-PROBE = """
-import socket
+# Run first inside the namespace: bring loopback up (the notebook's kernel
+# talks to the build over 127.0.0.1), then show that nothing else answers.
+LOOPBACK_UP_THEN_PROBE = """
+import fcntl, socket, struct
+SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
+with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+    flags = struct.unpack("16sh", fcntl.ioctl(s, SIOCGIFFLAGS, struct.pack("16sh", b"lo", 0)))[1]
+    fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack("16sh", b"lo", flags | IFF_UP))
 for address in [("1.1.1.1", 443), ("pypi.org", 443)]:
     try:
         socket.create_connection(address, timeout=3).close()
@@ -67,10 +73,9 @@ def offline_build(
     prefix, reason = _network_namespace()
     if reason:
         return OfflineBuild(site_builder(destination, env={"OFFLINE": "true"}), "", reason)
-    # loopback up, prove no other address is reachable, then build
-    script = 'ip link set lo up && "$0" -c "$1" && "$0" -m mkdocs build --strict -d "$2"'
+    script = '"$0" -c "$1" && "$0" -m mkdocs build --strict -d "$2"'
     result = subprocess.run(
-        [*prefix, "sh", "-c", script, sys.executable, PROBE, str(destination)],
+        [*prefix, "sh", "-c", script, sys.executable, LOOPBACK_UP_THEN_PROBE, str(destination)],
         cwd=ROOT,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "OFFLINE": "true"},
         capture_output=True,
@@ -86,8 +91,8 @@ def offline_build(
 def _network_namespace() -> tuple[list[str], str]:
     """The command prefix that runs a command in an empty network namespace, or why not."""
     prefix = ["unshare", "--net"] + ([] if os.geteuid() == 0 else ["--map-root-user"])
-    if not shutil.which("unshare") or not shutil.which("ip"):
-        return prefix, "`unshare` (util-linux) and `ip` (iproute2) are needed"
+    if not shutil.which("unshare"):
+        return prefix, "`unshare` (util-linux) is needed"
     trial = subprocess.run([*prefix, "true"], capture_output=True, text=True, check=False)
     if trial.returncode != 0:
         return prefix, f"cannot make a network namespace here: {trial.stderr.strip()}"
