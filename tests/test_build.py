@@ -110,7 +110,22 @@ def test_maths_becomes_mathml_and_bad_tex_names_the_page() -> None:
     assert "arithmatex" not in html
 
 
-def test_the_built_home_page_has_mathml_and_no_maths_script(site_dir: Path) -> None:
+@pytest.mark.parametrize(
+    "marker",
+    ["[[figure: causal mask]]", "[[Figure: causal-mask]]", "[[demo: a b]]", "[[ sources ]] here"],
+)
+def test_a_marker_no_hook_understood_stops_the_build(marker: str) -> None:
+    hooks = _load_hooks()
+    page = _FakePage("lessons/typo.md", "lessons/typo/")
+    with pytest.raises(PluginError, match=r"lessons/typo\.md: '\[\[.*' was not understood"):
+        hooks.on_page_content(f"<p>Text.</p>\n<p>{marker}</p>", page=page, config=None, files=None)
+    # shown as code, the same text is fine
+    hooks.on_page_content(f"<pre><code>{marker}</code></pre>", page=page, config=None, files=None)
+
+
+def test_the_built_site_has_mathml_and_no_maths_script(site_dir: Path) -> None:
+    lesson = (site_dir / "lessons/weighted-mixture/index.html").read_text(encoding="utf-8")
+    assert lesson.count("<math") >= 2  # the score and output formulas of lesson 1
     for page in site_dir.rglob("*.html"):
         html = page.read_text(encoding="utf-8")
         assert 'class="arithmatex"' not in html, f"{page}: TeX left unconverted"
@@ -174,5 +189,9 @@ def test_serve_redraws_a_figure_when_src_changes(tmp_path: Path) -> None:
         assert b"#3949ab" not in after
     finally:
         server.terminate()
-        server.wait(timeout=10)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
         log.close()

@@ -40,20 +40,45 @@ def test_causal_defaults_by_hand():
     assert padded.row_sums == pytest.approx([1, 1, 1, 1], abs=1e-15)
 
 
+def _reference_weights(queries, keys, allowed) -> list[list[float]]:
+    """Masked softmax of q . k / sqrt(d_k) in plain Python: independent of the package."""
+    d_k = len(keys[0])
+    rows = []
+    for i, q in enumerate(queries):
+        scores = [sum(a * b for a, b in zip(q, k, strict=True)) / math.sqrt(d_k) for k in keys]
+        kept = [s for s, ok in zip(scores, allowed[i], strict=True) if ok]
+        top = max(kept)
+        exps = [math.exp(s - top) if ok else 0.0 for s, ok in zip(scores, allowed[i], strict=True)]
+        rows.append([e / sum(exps) for e in exps])
+    return rows
+
+
+def _hand_allowed(name: str, n_q: int, n_k: int) -> list[list[bool]]:
+    """The default mask of each demo, written from its stated policy."""
+    spec = DEMOS[name]
+    return [
+        [
+            (j <= i or not spec.causal) and not (spec.padding and j == spec.padding_key)
+            for j in range(n_k)
+        ]
+        for i in range(n_q)
+    ]
+
+
 @pytest.mark.parametrize("name", sorted(DEMOS))
 def test_figure_draws_the_demo_defaults(name: str):
     spec = DEMOS[name]
-    figure = FIGURES[f"demo-{name}-weights"]
-    assert figure.inputs["queries"] == spec.queries
-    assert figure.inputs["keys"] == spec.keys
-    svg = figure.svg("light").decode()
-    weights = spec.result().weights
-    allowed = spec.allowed()
-    for i, row in enumerate(weights):
-        for j, w in enumerate(row):
-            if allowed[i, j]:
-                assert f"{w:.3f}" in svg, (name, i, j)
-    assert svg.count("masked") >= int((~allowed).sum())
+    n_q, n_k = len(spec.queries), len(spec.keys)
+    allowed = _hand_allowed(name, n_q, n_k)
+    expected = _reference_weights(spec.queries, spec.keys, allowed)
+    svg = FIGURES[f"demo-{name}-weights"].svg("light").decode()
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    for i in range(n_q):
+        for j in range(n_k):
+            if allowed[i][j]:
+                assert f"{expected[i][j]:.3f}" in texts, (name, i, j)
+    blocked = sum(not ok for row in allowed for ok in row)
+    assert sum(t.strip() in ("masked", "0 (masked)") for t in texts) == blocked
 
 
 @pytest.mark.parametrize("name", sorted(DEMOS))
@@ -61,21 +86,28 @@ def test_static_html_states_every_default_number(name: str):
     spec = DEMOS[name]
     html = render_demo(spec, f"demo-{name}")
     assert "\n\n" not in html.strip()
-    r = spec.result()
+    n_q, n_k = len(spec.queries), len(spec.keys)
+    allowed = _hand_allowed(name, n_q, n_k)
+    expected = _reference_weights(spec.queries, spec.keys, allowed)
     values = {
         m["cell"]: m["value"]
         for m in re.finditer(r'data-cell="(?P<cell>[\w-]+)" data-value="(?P<value>[^"]+)"', html)
     }
-    n_q, n_k = r.weights.shape
-    assert len(values) == 3 * n_q * n_k + n_q + n_q * r.output.shape[1]
+    d_v = len(spec.values[0])
+    assert len(values) == 3 * n_q * n_k + n_q + n_q * d_v
     for i in range(n_q):
         for j in range(n_k):
-            assert float(values[f"dot-{i}-{j}"]) == r.dots[i, j]
-            if r.allowed[i, j]:
-                assert float(values[f"weight-{i}-{j}"]) == r.weights[i, j]
+            dot = sum(a * b for a, b in zip(spec.queries[i], spec.keys[j], strict=True))
+            assert float(values[f"dot-{i}-{j}"]) == pytest.approx(dot, abs=1e-12)
+            if allowed[i][j]:
+                assert float(values[f"weight-{i}-{j}"]) == pytest.approx(expected[i][j], abs=1e-12)
             else:
                 assert values[f"weight-{i}-{j}"] == "0"
                 assert values[f"score-{i}-{j}"] == "-Infinity"
+        assert float(values[f"sum-{i}"]) == pytest.approx(1.0, abs=1e-12)
+        for c in range(d_v):
+            out = sum(expected[i][j] * spec.values[j][c] for j in range(n_k))
+            assert float(values[f"out-{i}-{c}"]) == pytest.approx(out, abs=1e-12)
 
 
 def test_format_number():

@@ -206,7 +206,7 @@ def test_every_page_reads_from_disk_with_the_network_off(
             page.press("input.md-search__input", "End")  # Material searches on key events
             results = page.locator(".md-search-result__item")
             try:
-                results.first.wait_for(timeout=10_000)
+                results.first.wait_for(timeout=30_000)
             except PlaywrightTimeoutError:
                 meta = page.locator(".md-search-result__meta").inner_text()
                 problems.append(f"search for {term!r} found nothing from disk ({meta!r})")

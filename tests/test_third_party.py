@@ -134,7 +134,7 @@ def test_every_page_requests_nothing_from_another_host(
                 tab.bring_to_front()
                 tab.fill("input.md-search__input", "softmax")
                 tab.press("input.md-search__input", "End")  # Material searches on key events
-                tab.locator(".md-search-result__item").first.wait_for(timeout=10_000)
+                tab.locator(".md-search-result__item").first.wait_for(timeout=30_000)
                 tab.wait_for_load_state("networkidle")
                 searched = True
                 break

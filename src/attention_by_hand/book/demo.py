@@ -34,7 +34,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
-from attention_by_hand.book.demos import DEMOS, DemoResult, DemoSpec
+from attention_by_hand.book.demos import DemoResult, DemoSpec
 from attention_by_hand.book.markdown import replace_outside_fences
 
 DEMO_LINE = re.compile(r"^\[\[demo:\s*(?P<name>[^\]\s]*)\s*\]\][ \t]*$", re.MULTILINE)
@@ -63,6 +63,10 @@ NO_JS = (
 
 def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     """Replace each ``[[demo: name]]`` line with the demo's HTML."""
+    # imported here, not at module level: hooks.on_config re-imports the package
+    # for every build of `mkdocs serve`, so a change to the demos or the maths shows
+    from attention_by_hand.book.demos import DEMOS
+
     seen: dict[str, int] = {}
 
     def demo_html(match: re.Match[str]) -> str:

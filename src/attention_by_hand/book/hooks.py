@@ -42,6 +42,10 @@ from attention_by_hand.book.markdown import replace_outside_fences
 
 FIGURE_LINE = re.compile(r"^\[\[figure:\s*(?P<name>[^\]\s]*)\s*\]\][ \t]*$", re.MULTILINE)
 SVG_SIZE = re.compile(rb'<svg[^>]*?width="(?P<w>[\d.]+)pt" height="(?P<h>[\d.]+)pt"')
+# A marker the hooks did not understand (a space in the name, upper case, text
+# after it on the line) would otherwise reach the reader as literal text.
+LEFTOVER_MARKER = re.compile(r"\[\[\s*(?:figure|demo|sources)\b[^\]\n]*\]\]", re.IGNORECASE)
+CODE = re.compile(r"<(pre|code)\b.*?</\1>", re.DOTALL)
 MATH = re.compile(
     r'<(?P<tag>span|div) class="arithmatex">\s*\\[\(\[](?P<tex>.*?)\\[\)\]]\s*</(?P=tag)>',
     re.DOTALL,
@@ -97,7 +101,14 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
 
 
 def on_page_content(html_text: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """Turn arithmatex's TeX spans into MathML."""
+    """Turn arithmatex's TeX spans into MathML; stop on a marker no hook understood."""
+    leftover = LEFTOVER_MARKER.search(CODE.sub("", html_text))
+    if leftover:
+        raise PluginError(
+            f"{page.file.src_uri}: '{html.unescape(leftover.group())}' was not understood. Write "
+            f"[[figure: name]], [[demo: name]] or [[sources]] on a line of its own, in lower "
+            f"case, with no space inside the name"
+        )
 
     def mathml(match: re.Match[str]) -> str:
         tex = html.unescape(match["tex"]).strip()
