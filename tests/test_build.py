@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from mkdocs.exceptions import PluginError
+from project import copy_for_build
 
 from attention_by_hand.book.markdown import replace_outside_fences
 from attention_by_hand.book.registry import FIGURES, PALETTE_NAMES
@@ -140,10 +140,7 @@ def _free_port() -> int:
 
 def test_serve_redraws_a_figure_when_src_changes(tmp_path: Path) -> None:
     """`mkdocs serve` watches src/ and draws the changed figure, not a cached one."""
-    copy = tmp_path / "book"
-    for name in ("docs", "src", "overrides"):
-        shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "mkdocs.yml", copy / "mkdocs.yml")
+    copy = copy_for_build(tmp_path / "book")
     port = _free_port()
     env = {
         **os.environ,

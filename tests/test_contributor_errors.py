@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from project import project_files
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "lesson-template.md"
@@ -25,8 +26,6 @@ CONTRIBUTING = ROOT / "CONTRIBUTING.md"
 LESSON = "docs/lessons/contributing-example.md"
 #: Left out of the copy when git cannot list the files: history, environments,
 #: caches and built sites (what .gitignore leaves out).
-NOT_COPIED = {".git", ".venv", "site", "site-offline", "node_modules", "__pycache__"}
-NOT_COPIED |= {".pytest_cache", ".hypothesis", ".ruff_cache"}
 MIXTURE = "0.75 \N{MULTIPLICATION SIGN} 2 + 0.25 \N{MULTIPLICATION SIGN} 10"
 QUESTION = "The weights 0.75 and 0.25 mix the values 2 and 10. What is the output?"
 
@@ -36,36 +35,16 @@ QUESTION = "The weights 0.75 and 0.25 mix the values 2 and 10. What is the outpu
 # ---------------------------------------------------------------------------
 
 
-def _project_files() -> list[Path]:
-    """The project's files as a fresh clone plus uncommitted work would have them."""
-    listed = subprocess.run(
-        ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if listed.returncode == 0 and listed.stdout:
-        paths = [ROOT / name for name in listed.stdout.split("\0") if name]
-        return [path for path in paths if path.is_file()]
-    return [
-        path
-        for path in ROOT.rglob("*")
-        if path.is_file()
-        and not NOT_COPIED & set(path.relative_to(ROOT).parts)
-        and not any(part.endswith(".egg-info") for part in path.parts)
-    ]
-
-
 @pytest.fixture(scope="session")
-def project_files() -> list[Path]:
-    return _project_files()
+def files_of_the_project() -> list[Path]:
+    return project_files()
 
 
 @pytest.fixture
-def project(tmp_path: Path, project_files: list[Path]) -> Path:
+def project(tmp_path: Path, files_of_the_project: list[Path]) -> Path:
     """A copy of the project with the lesson template copied in as a lesson."""
     copy = tmp_path / "project"
-    for path in project_files:
+    for path in files_of_the_project:
         target = copy / path.relative_to(ROOT)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, target)

@@ -17,31 +17,15 @@ from pathlib import Path
 
 import pytest
 import yaml
+from project import project_files
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Left out when git cannot list the files (what .gitignore leaves out).
-NOT_LISTED = {".git", ".venv", "site", "site-offline", "node_modules", "__pycache__"}
-NOT_LISTED |= {".pytest_cache", ".hypothesis", ".ruff_cache"}
 
 
 def _files() -> list[Path]:
     """The files pre-commit would check: tracked, plus new ones not ignored."""
-    listed = subprocess.run(
-        ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if listed.returncode == 0 and listed.stdout:
-        paths = [ROOT / name for name in listed.stdout.split("\0") if name]
-    else:
-        paths = [
-            path
-            for path in ROOT.rglob("*")
-            if not NOT_LISTED & set(path.relative_to(ROOT).parts)
-            and not any(part.endswith(".egg-info") for part in path.parts)
-        ]
-    return sorted(path for path in paths if path.is_file() and not path.is_symlink())
+    return project_files()
 
 
 def _text(path: Path) -> str | None:

@@ -12,7 +12,6 @@ import base64
 import json
 import os
 import posixpath
-import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -21,6 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 from mkdocs.exceptions import PluginError
+from project import copy_for_build
 
 from attention_by_hand.book.notebook import clean_notebook_html, ipynb_uri
 
@@ -257,14 +257,7 @@ def test_the_ipynb_sits_next_to_the_page() -> None:
 
 
 def test_a_failing_cell_stops_the_build(tmp_path: Path) -> None:
-    copy = tmp_path / "project"
-    copy.mkdir()
-    shutil.copy2(ROOT / "mkdocs.yml", copy / "mkdocs.yml")
-    for name in ("docs", "overrides", "src"):
-        if (ROOT / name).is_dir():
-            shutil.copytree(
-                ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info")
-            )
+    copy = copy_for_build(tmp_path / "project")
     notebook = copy / "docs" / "notebooks" / "explore.py"
     text = notebook.read_text(encoding="utf-8")
     right = "assert hand_output == (Fraction(5, 3), Fraction(7, 6))"

@@ -13,7 +13,6 @@ import html
 import os
 import posixpath
 import re
-import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -22,6 +21,7 @@ from pathlib import Path
 import pytest
 import yaml
 from mkdocs.exceptions import PluginError
+from project import copy_for_build
 
 from attention_by_hand.book.sources import (
     FIELDS,
@@ -368,17 +368,7 @@ def test_the_data_file_is_not_published(site_dir: Path) -> None:
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A copy of what the build reads: mkdocs.yml, docs/, overrides/ and src/."""
-    copy = tmp_path / "project"
-    copy.mkdir()
-    shutil.copy2(ROOT / "mkdocs.yml", copy / "mkdocs.yml")
-    for name in ("docs", "overrides", "src"):
-        if (ROOT / name).is_dir():
-            shutil.copytree(
-                ROOT / name,
-                copy / name,
-                ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
-            )
-    return copy
+    return copy_for_build(tmp_path / "project")
 
 
 def _build(project: Path) -> subprocess.CompletedProcess[str]:

@@ -1,0 +1,58 @@
+"""The project's own files, and copies of them for tests that break something.
+
+Shared by the tests that build a deliberately broken copy of the book
+(notebook, sources, serve, contributor errors) and by the lint test.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Folders that are made, not written: never copied or linted.
+MADE = {".git", ".venv", "site", "site-offline", "node_modules", "__pycache__"}
+MADE |= {".pytest_cache", ".hypothesis", ".ruff_cache"}
+#: What `mkdocs build` reads.
+BUILD_INPUTS = ("mkdocs.yml", "docs", "overrides", "src")
+
+
+def project_files() -> list[Path]:
+    """The files a fresh clone plus uncommitted work would have (git's view)."""
+    listed = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if listed.returncode == 0 and listed.stdout:
+        paths = [ROOT / name for name in listed.stdout.split("\0") if name]
+    else:  # not a git checkout: everything but what is made
+        paths = [
+            path
+            for path in ROOT.rglob("*")
+            if not MADE & set(path.relative_to(ROOT).parts)
+            and not any(part.endswith(".egg-info") for part in path.parts)
+        ]
+    return sorted(path for path in paths if path.is_file() and not path.is_symlink())
+
+
+def copy_for_build(destination: Path) -> Path:
+    """Copy what the build reads (mkdocs.yml, docs/, overrides/, src/) to `destination`.
+
+    Build the copy with ``PYTHONPATH=<destination>/src`` so that its package,
+    not the installed one, is imported.
+    """
+    destination.mkdir(parents=True, exist_ok=True)
+    for name in BUILD_INPUTS:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(
+                source,
+                destination / name,
+                ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
+            )
+        elif source.is_file():
+            shutil.copy2(source, destination / name)
+    return destination
