@@ -6,35 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from storage_spy import SPY
 
 KEY = "attention-by-hand:read"
 LESSON_1 = "lessons/weighted-mixture/"
 LESSON_2 = "lessons/attention-matrix/"
-
-# Records every write to the four kinds of storage (as in test_quiz_browser).
-SPY = """
-(() => {
-  window.__abhWrites = [];
-  const log = (what) => window.__abhWrites.push(what);
-  for (const name of ["setItem", "removeItem", "clear"]) {
-    const original = Storage.prototype[name];
-    Storage.prototype[name] = function (...args) {
-      log(`${this === window.localStorage ? "local" : "session"}Storage.${name}(${args[0]})`);
-      return original.apply(this, args);
-    };
-  }
-  const cookie = Object.getOwnPropertyDescriptor(Document.prototype, "cookie");
-  Object.defineProperty(Document.prototype, "cookie", {
-    get() { return cookie.get.call(this); },
-    set(value) { log(`cookie=${value}`); cookie.set.call(this, value); },
-  });
-  const open = IDBFactory.prototype.open;
-  IDBFactory.prototype.open = function (...args) {
-    log(`indexedDB.open(${args[0]})`);
-    return open.apply(this, args);
-  };
-})();
-"""
 
 
 def book_writes(page) -> list[str]:

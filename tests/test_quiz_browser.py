@@ -13,34 +13,11 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from storage_spy import SPY
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = sorted((ROOT / "docs" / "lessons").glob("*.md"))
 
-# Records every write to the four kinds of storage, from the first script on.
-SPY = """
-(() => {
-  window.__abhWrites = [];
-  const log = (what) => window.__abhWrites.push(what);
-  for (const name of ["setItem", "removeItem", "clear"]) {
-    const original = Storage.prototype[name];
-    Storage.prototype[name] = function (...args) {
-      log(`${this === window.localStorage ? "local" : "session"}Storage.${name}(${args[0]})`);
-      return original.apply(this, args);
-    };
-  }
-  const cookie = Object.getOwnPropertyDescriptor(Document.prototype, "cookie");
-  Object.defineProperty(Document.prototype, "cookie", {
-    get() { return cookie.get.call(this); },
-    set(value) { log(`cookie=${value}`); cookie.set.call(this, value); },
-  });
-  const open = IDBFactory.prototype.open;
-  IDBFactory.prototype.open = function (...args) {
-    log(`indexedDB.open(${args[0]})`);
-    return open.apply(this, args);
-  };
-})();
-"""
 
 SNAPSHOT = """
 async () => {

@@ -263,12 +263,5 @@
     document.querySelectorAll(".abh-demo").forEach(init);
   }
 
-  /* Material's document$ fires on every page, also with instant navigation. */
-  if (window.document$ && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe(start);
-  } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", start);
-  } else {
-    start();
-  }
+  window.abhOnEveryPage(start);  /* book.js */
 })();

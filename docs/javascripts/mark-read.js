@@ -151,11 +151,5 @@
     show(load());
   }
 
-  if (window.document$ && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe(start);
-  } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", start);
-  } else {
-    start();
-  }
+  window.abhOnEveryPage(start);  /* book.js */
 })();

@@ -107,11 +107,5 @@
     document.querySelectorAll(".abh-quiz .abh-question").forEach(initQuestion);
   }
 
-  if (window.document$ && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe(start);
-  } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", start);
-  } else {
-    start();
-  }
+  window.abhOnEveryPage(start);  /* book.js */
 })();
