@@ -6,8 +6,10 @@ Shared by the tests that build a deliberately broken copy of the book
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,3 +58,25 @@ def copy_for_build(destination: Path) -> Path:
         elif source.is_file():
             shutil.copy2(source, destination / name)
     return destination
+
+
+def run_in_copy(copy: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m <args>`` in a copy of the project, importing the copy's package.
+
+    The outer pytest's options and an ``OFFLINE`` setting are not passed on.
+    """
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"PYTEST_ADDOPTS", "OFFLINE", "PYTHONPATH"}
+    }
+    env.update(NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(copy / "src"))
+    return subprocess.run(
+        [sys.executable, "-m", *args],
+        cwd=copy,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=timeout,
+    )

@@ -10,15 +10,13 @@ book's own lessons.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from project import project_files
+from project import project_files, run_in_copy
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "lesson-template.md"
@@ -77,21 +75,7 @@ def _drop_front_matter_key(path: Path, key: str) -> None:
 
 def _run(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``python -m <args>`` in the copy, importing the copy's own package."""
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in {"PYTEST_ADDOPTS", "OFFLINE", "PYTHONPATH"}
-    }
-    env.update(NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(project / "src"))
-    return subprocess.run(
-        [sys.executable, "-m", *args],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=900,
-    )
+    return run_in_copy(project, *args)
 
 
 def _pytest(project: Path, page: str) -> subprocess.CompletedProcess[str]:

@@ -10,17 +10,14 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import posixpath
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 import yaml
 from mkdocs.exceptions import PluginError
-from project import copy_for_build
+from project import copy_for_build, run_in_copy
 
 from attention_by_hand.book.notebook import clean_notebook_html, ipynb_uri
 
@@ -263,17 +260,7 @@ def test_a_failing_cell_stops_the_build(tmp_path: Path) -> None:
     right = "assert hand_output == (Fraction(5, 3), Fraction(7, 6))"
     assert text.count(right) == 1
     notebook.write_text(text.replace(right, right.replace("(5, 3)", "(5, 4)")), encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if k not in {"PYTEST_ADDOPTS", "PYTHONPATH"}}
-    env.update(NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(copy / "src"))
-    result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
-        cwd=copy,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
+    result = run_in_copy(copy, "mkdocs", "build", "--strict", "-d", str(tmp_path / "site"))
     assert result.returncode != 0, result.stdout + result.stderr
     assert (
         "notebooks/explore.py: a cell failed when the notebook ran during the build "

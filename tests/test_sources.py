@@ -10,18 +10,16 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-import os
 import posixpath
 import re
 import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 import yaml
 from mkdocs.exceptions import PluginError
-from project import copy_for_build
+from project import copy_for_build, run_in_copy
 
 from attention_by_hand.book.sources import (
     FIELDS,
@@ -372,17 +370,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def _build(project: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in {"PYTEST_ADDOPTS", "PYTHONPATH"}}
-    env.update(NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(project / "src"))
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(project.parent / "site")],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
+    return run_in_copy(project, "mkdocs", "build", "--strict", "-d", str(project.parent / "site"))
 
 
 def _replace_once(path: Path, old: str, new: str) -> None:
