@@ -124,7 +124,7 @@ def test_ci_run_runs_the_readme_test_command() -> None:
     assert _readme_test_command() == ["make", "test"]
     assert "grep -m1 -E '^make test( |$)' README.md" in script
     assert re.search(r"^\$test_command ", script, flags=re.MULTILINE)
-    assert re.search(r"apt-get install .*\bchromium$", script, flags=re.MULTILINE)
+    assert re.search(r"apt-get install .*\bchromium\b", script, flags=re.MULTILINE)
     assert "torch==2.13.0" in script
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert re.search(r"^test: .*\n\t\$\(BIN\)/python -m pytest$", makefile, flags=re.MULTILINE)
