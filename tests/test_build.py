@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from mkdocs.exceptions import PluginError
-from project import copy_for_build
+from project import copy_for_build, run_in_copy
 
 from attention_by_hand.book.markdown import replace_outside_fences
 from attention_by_hand.book.registry import FIGURES, PALETTE_NAMES
@@ -192,3 +192,31 @@ def test_serve_redraws_a_figure_when_src_changes(tmp_path: Path) -> None:
             server.kill()
             server.wait()
         log.close()
+
+
+def test_a_failed_build_leaves_no_half_written_site(tmp_path: Path) -> None:
+    """The build writes into a staging folder and moves it into place only on success."""
+    copy = copy_for_build(tmp_path / "book")
+    # break the last page of the book, so that earlier pages are written first
+    sources = copy / "docs/sources.md"
+    sources.write_text(sources.read_text(encoding="utf-8") + "\n[[figure: nope]]\n")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "previous.html").write_text("the site of an earlier, good build")
+
+    result = run_in_copy(copy, "mkdocs", "build", "--strict", "-d", str(site))
+
+    assert result.returncode != 0
+    assert "sources.md: unknown figure 'nope'" in result.stderr
+    assert sorted(p.name for p in site.iterdir()) == ["previous.html"]
+    assert [p.name for p in tmp_path.iterdir() if "building" in p.name] == []
+
+
+def test_a_good_build_replaces_the_previous_site(tmp_path: Path, site_builder) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "stale.html").write_text("left over from an older build")
+    site_builder(site)
+    assert not (site / "stale.html").exists()
+    assert (site / "index.html").is_file()
+    assert [p.name for p in tmp_path.iterdir()] == ["site"]

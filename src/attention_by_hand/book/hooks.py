@@ -28,12 +28,16 @@ from __future__ import annotations
 import html
 import importlib
 import re
+import shutil
 import sys
+import tempfile
+from pathlib import Path
 from types import ModuleType
 
 from latex2mathml.converter import convert as latex_to_mathml
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
@@ -55,6 +59,12 @@ MATH = re.compile(
 #: Width and height in CSS pixels of each figure drawn in this build.
 _SIZES: dict[str, tuple[int, int]] = {}
 
+#: Where `mkdocs build` was asked to write, and the folder it really writes to
+#: until the build has succeeded (see on_config and on_post_build).
+_target: Path | None = None
+_staging: Path | None = None
+_serving = False
+
 #: The figure registry, imported afresh for each build (see on_config).
 _registry: ModuleType = importlib.import_module("attention_by_hand.book.registry")
 
@@ -71,11 +81,46 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     modules, so without this a rebuild triggered by ``watch: [src]`` would
     draw the figures with the code as it was when the server started.
     """
-    global _registry
+    global _registry, _target, _staging
     for name in [n for n in sys.modules if n.split(".")[0] == "attention_by_hand"]:
         del sys.modules[name]
     _registry = importlib.import_module("attention_by_hand.book.registry")
+    if not _serving:
+        # Build into a fresh folder beside the target and move it into place
+        # only when the build has succeeded: a failed build leaves no half-
+        # written site behind (the previous site, if any, stays as it was).
+        _target = Path(config.site_dir).resolve()
+        _target.parent.mkdir(parents=True, exist_ok=True)
+        _staging = Path(tempfile.mkdtemp(prefix=f".{_target.name}-building-", dir=_target.parent))
+        config.site_dir = str(_staging)
     return config
+
+
+def on_startup(*, command: str, dirty: bool) -> None:
+    """Note whether this is `mkdocs serve`, which builds into its own temporary folder."""
+    global _serving
+    _serving = command == "serve"
+
+
+@event_priority(-100)  # after every other hook has written its files
+def on_post_build(*, config: MkDocsConfig) -> None:
+    """Move the finished site into place."""
+    global _staging
+    if _staging is None or _target is None:
+        return
+    if _target.exists():
+        shutil.rmtree(_target)
+    _staging.rename(_target)
+    config.site_dir = str(_target)
+    _staging = None
+
+
+def on_build_error(*, error: Exception) -> None:
+    """Throw away the half-written site of a failed build."""
+    global _staging
+    if _staging is not None:
+        shutil.rmtree(_staging, ignore_errors=True)
+        _staging = None
 
 
 def on_files(files: Files, *, config: MkDocsConfig) -> Files:
