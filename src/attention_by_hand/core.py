@@ -605,7 +605,7 @@ def _keep_mask(allowed: ArrayLike | None, shape: tuple[int, ...]) -> NDArray[np.
 
 
 def _check_empty_rows(keep: NDArray[np.bool_], empty_rows: object) -> None:
-    no_key = ~keep.any(axis=-1)
+    no_key = np.logical_not(keep.any(axis=-1))  # [..., L]
     if empty_rows == "raise" and no_key.any():
         raise ValueError(_empty_row_message(no_key, keep.shape, -1))
 
