@@ -61,7 +61,7 @@ def test_attention_row_prints_the_hand_fractions() -> None:
     for label in ("1/6", "2/6", "3/6"):
         assert label in texts
     assert "output = (5/3, 7/6)" in texts
-    for label in ("v1 = (1, 0)", "v2 = (0, 2)", "v3 = (3, 1)"):
+    for label in ("v0 = (1, 0)", "v1 = (0, 2)", "v2 = (3, 1)"):
         assert label in texts
     assert "weights (sum 1)" in texts
 

@@ -41,10 +41,10 @@ REQUIRED = {
     "jain-wallace-2019": "https://arxiv.org/abs/1902.10186",
     "alammar-2018": "https://jalammar.github.io/illustrated-transformer/",
     "pytorch-sdpa": (
-        "https://docs.pytorch.org/docs/2.13/generated/"
+        "https://docs.pytorch.org/docs/2.15/generated/"
         "torch.nn.functional.scaled_dot_product_attention.html"
     ),
-    "pytorch-mha": "https://docs.pytorch.org/docs/2.13/generated/torch.nn.MultiheadAttention.html",
+    "pytorch-mha": "https://docs.pytorch.org/docs/2.15/generated/torch.nn.MultiheadAttention.html",
 }
 
 

@@ -56,8 +56,8 @@ def show_row(scores, values, allowed=None, *, name="row"):
     weights = masked_softmax(scores, allowed)
     out = weights @ np.asarray(values, dtype=float)
     alt = html.escape(
-        f"Left: bars for the weights {as_fractions(weights)} of keys 1 to "
-        f"{len(weights)}. Right: the value vectors, their weighted shares "
+        f"Left: bars for the weights {as_fractions(weights)} of keys 0 to "
+        f"{len(weights) - 1}. Right: the value vectors, their weighted shares "
         f"head to tail, and the output ({as_fractions(out)}).",
         quote=True,
     )
@@ -84,11 +84,12 @@ def as_fractions(xs):
 # ## Lesson 2's row, by the book's code
 #
 # One query, three keys. The scores are already scaled: 0, ln 2 and ln 3.
-# The values are v1 = (1, 0), v2 = (0, 2) and v3 = (3, 1).
+# The values are v0 = (1, 0), v1 = (0, 2) and v2 = (3, 1). Positions are
+# counted from 0, as everywhere in the book.
 
 # %%
 scores = np.log([1.0, 2.0, 3.0])  # 0, ln 2, ln 3
-values = np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 1.0]])  # v1, v2, v3
+values = np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 1.0]])  # v0, v1, v2
 all_keys = np.array([True, True, True])
 
 weights = masked_softmax(scores, all_keys)  # [3]
@@ -124,12 +125,12 @@ show_row(scores, values, name="lesson-2")
 # %% [markdown]
 # ## The same row under a causal mask
 #
-# Now the third key is a future position. Its score is left out before the
+# Now key 2 is a future position. Its score is left out before the
 # softmax: the remaining exponentials are 1 and 2, so the weights become
 # 1/3, 2/3 and 0, and the output is (1/3)(1, 0) + (2/3)(0, 2) = (1/3, 4/3).
 
 # %%
-causal = np.array([True, True, False])  # key 3 is blocked
+causal = np.array([True, True, False])  # key 2 is blocked
 masked_weights = masked_softmax(scores, causal)
 masked_output = masked_weights @ values
 print("weights:", as_fractions(masked_weights))
@@ -140,14 +141,20 @@ assert masked_weights[2] == 0.0, "a blocked key gets exactly zero weight"
 assert np.allclose(masked_output, [1 / 3, 4 / 3], **close), masked_output
 
 # %% [markdown]
-# Setting the old third weight to zero without renormalizing is a different
-# operation: the weights 1/6 and 2/6 that are left add up to only 1/2.
+# Setting the old weight of key 2 to zero without renormalizing is a different
+# operation: the weights 1/6 and 2/6 that are left add up to only 1/2, and
+# the score of key 2 is still in the total that divided them. Dividing them
+# by their sum afterwards gives the masked weights again.
 
 # %%
 zeroed = np.where(causal, weights, 0.0)
 print("zeroed, not renormalized:", as_fractions(zeroed))
 print("their sum:", as_fractions(zeroed.sum()))
 assert np.isclose(zeroed.sum(), 1 / 2, **close), zeroed.sum()
+
+renormalized = zeroed / zeroed.sum()
+print("zeroed, then renormalized:", as_fractions(renormalized))
+assert np.allclose(renormalized, masked_weights, **close), renormalized
 
 # %%
 show_row(scores, values, causal, name="lesson-2-masked")
@@ -158,7 +165,7 @@ show_row(scores, values, causal, name="lesson-2-masked")
 # **Edit the cell below**, then run it and the cells after it. Try, for
 # example:
 #
-# - the same scores with v2 = (0, 20): the weights stay the same, the
+# - the same scores with v1 = (0, 20): the weights stay the same, the
 #   output moves a long way;
 # - equal scores: every allowed key gets the same weight;
 # - adding 5 to every score: nothing changes, softmax ignores a constant

@@ -128,7 +128,7 @@ def attention_row(
             )
             text = f"{labels[i]} (masked)" if blocked else labels[i]
             ax_w.text(i, w[i] + 0.02, text, ha="center", va="bottom", color=colours["text"])
-        ax_w.set_xticks(xs, [f"key {i + 1}" for i in xs])
+        ax_w.set_xticks(xs, [f"key {i}" for i in xs])
         ax_w.set_ylim(0, 1)
         ax_w.set_ylabel("weight")
         ax_w.set_title(f"weights (sum {format_number(w.sum())})")
@@ -139,7 +139,7 @@ def attention_row(
         for i in xs:
             _arrow(ax_v, (0, 0), v[i], colours["value"], lw=1.2, style="dashed")
             ax_v.annotate(
-                f"v{i + 1} = ({format_number(v[i, 0])}, {format_number(v[i, 1])})",
+                f"v{i} = ({format_number(v[i, 0])}, {format_number(v[i, 1])})",
                 v[i],
                 textcoords="offset points",
                 xytext=(4, 4),
@@ -315,7 +315,7 @@ def same_weights_two_values(
                 color=colours["output"],
                 fontweight="bold",
             )
-            ax.set_xticks([*xs, len(vs) + 0.4], [*(f"value {i + 1}" for i in xs), "mixture"])
+            ax.set_xticks([*xs, len(vs) + 0.4], [*(f"value {i}" for i in xs), "mixture"])
             ax.set_ylim(min(0.0, float(vs.min())) - 0.05 * top, top)
             ax.axhline(0, color=colours["grid"], lw=0.8)
             terms = " + ".join(

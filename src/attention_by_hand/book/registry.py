@@ -70,13 +70,13 @@ _SPECS = (
             "values": [[1, 0], [0, 2], [3, 1]],
         },
         alt=(
-            "Left, three bars for the weights 1/6, 2/6 and 3/6 of keys 1 to 3. Right, the value "
-            "vectors v1 = (1, 0), v2 = (0, 2) and v3 = (3, 1) as dashed arrows, their weighted "
+            "Left, three bars for the weights 1/6, 2/6 and 3/6 of keys 0 to 2. Right, the value "
+            "vectors v0 = (1, 0), v1 = (0, 2) and v2 = (3, 1) as dashed arrows, their weighted "
             "shares laid head to tail, and the output arrow ending at (5/3, 7/6)."
         ),
         caption=(
-            "One attention row. Inputs: scaled scores 0, ln 2, ln 3 for keys 1 to 3; values "
-            "v1 = (1, 0), v2 = (0, 2), v3 = (3, 1); no mask."
+            "One attention row. Inputs: scaled scores 0, ln 2, ln 3 for keys 0 to 2; values "
+            "v0 = (1, 0), v1 = (0, 2), v2 = (3, 1); no mask."
         ),
     ),
     FigureSpec(
@@ -88,13 +88,13 @@ _SPECS = (
             "allowed": [True, True, False],
         },
         alt=(
-            "The same row with key 3 masked. Left, bars for the weights 1/3, 2/3 and 0, the third "
-            "hatched and marked masked. Right, the shares of v1 and v2 add up to the output "
+            "The same row with key 2 masked. Left, bars for the weights 1/3, 2/3 and 0, the last "
+            "hatched and marked masked. Right, the shares of v0 and v1 add up to the output "
             "(1/3, 4/3)."
         ),
         caption=(
             "The same row under a causal mask. Inputs: scaled scores 0, ln 2, ln 3; values "
-            "v1 = (1, 0), v2 = (0, 2), v3 = (3, 1); key 3 blocked."
+            "v0 = (1, 0), v1 = (0, 2), v2 = (3, 1); key 2 blocked."
         ),
     ),
     FigureSpec(
