@@ -325,8 +325,10 @@ def test_a_lesson_number_must_name_the_lesson_of_the_nav() -> None:
     )
     problems = cross_reference_problems("lessons/causal-masking.md", text)
     assert problems == [
-        "line 1: 'lesson 3' links to lessons/attention-matrix.md, but lesson 3 of the nav in "
-        "mkdocs.yml is lessons/causal-masking.md",
+        (
+            "line 1: 'lesson 3' links to lessons/attention-matrix.md, but lesson 3 of the nav "
+            "in mkdocs.yml is lessons/causal-masking.md"
+        ),
         "line 2: 'lesson 7' names no lesson: the nav in mkdocs.yml has 3 lessons",
     ]
 
