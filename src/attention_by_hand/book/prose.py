@@ -483,7 +483,11 @@ def _agrees(number: Number, value: Any) -> bool:
     if isinstance(value, Rational):
         return Fraction(value) == written
     value = float(value)
-    return math.isfinite(value) and math.isclose(value, float(written), rel_tol=1e-9, abs_tol=1e-12)
+    if not math.isfinite(value):
+        return False
+    if written == 0:
+        return abs(value) <= 1e-12  # round-off, e.g. 1e-17 for a zero that cancels
+    return math.isclose(value, float(written), rel_tol=1e-9)
 
 
 def _show(value: Any) -> str:
