@@ -5,8 +5,10 @@ in :mod:`attention_by_hand.book.visible_numbers`; which check backs each
 number is decided by :mod:`attention_by_hand.book.coverage`. This file runs
 them over every page of the book (found on disk, so a new page is covered
 without editing it), the notebook's Markdown cells and the captions and alt
-texts of the figure registry, and checks that every ``lesson N`` names the
-N-th lesson of the nav in ``mkdocs.yml``.
+texts of the figure registry, and checks that every ``lesson N`` names a
+lesson of the nav in ``mkdocs.yml``; on a Markdown page it must be a link
+(``[lesson 2](attention-matrix.md)``) to the N-th lesson of the nav, so that
+a changed number or a reordered nav fails.
 """
 
 from __future__ import annotations
@@ -321,7 +323,7 @@ def test_the_notebook_claims_quote_its_markdown(tmp_path: Path) -> None:
 def test_a_lesson_number_must_name_the_lesson_of_the_nav() -> None:
     text = (
         "As [lesson 2](attention-matrix.md) showed, and [lesson 3](attention-matrix.md);\n"
-        "lesson 7 does not exist.\n"
+        "lesson 7 does not exist, and lesson 1 is plain text.\n"
     )
     problems = cross_reference_problems("lessons/causal-masking.md", text)
     assert problems == [
@@ -330,6 +332,10 @@ def test_a_lesson_number_must_name_the_lesson_of_the_nav() -> None:
             "in mkdocs.yml is lessons/causal-masking.md"
         ),
         "line 2: 'lesson 7' names no lesson: the nav in mkdocs.yml has 3 lessons",
+        (
+            "line 2: 'lesson 1' is not a link, so no check can tell which lesson it means; "
+            "write it [lesson 1](weighted-mixture.md) if it means lessons/weighted-mixture.md"
+        ),
     ]
 
 
@@ -378,6 +384,14 @@ def cross_reference_problems(page: str, text: str) -> list[str]:
             )
             continue
         if ref.target is None:
+            # a code comment cannot hold a link, nor can the notebook (its links would break
+            # in Jupyter): there the number is only checked to be a lesson of the nav
+            if not ref.in_comment and not page.endswith(".py"):
+                problems.append(
+                    f"line {ref.line}: {said} is not a link, so no check can tell which lesson it "
+                    f"means; write it [lesson {ref.lesson}]({_relative(page, lessons[ref.lesson - 1])})"
+                    f" if it means {lessons[ref.lesson - 1]}"
+                )
             continue
         base = posixpath.dirname(page.removeprefix("docs/"))
         linked = posixpath.normpath(posixpath.join(base, ref.target.split("#")[0]))
@@ -387,3 +401,8 @@ def cross_reference_problems(page: str, text: str) -> list[str]:
                 f"in mkdocs.yml is {lessons[ref.lesson - 1]}"
             )
     return problems
+
+
+def _relative(page: str, target: str) -> str:
+    """The link from docs/`page` to docs/`target`."""
+    return posixpath.relpath(target, posixpath.dirname(page) or ".")

@@ -168,11 +168,14 @@ class LessonReference:
         The lesson number, counted from 1 as the nav lists the lessons.
     target : str or None
         The target of the link whose text holds it, if any.
+    in_comment : bool
+        Whether it stands in a code comment (which cannot be a link).
     """
 
     line: int
     lesson: int
     target: str | None
+    in_comment: bool = False
 
 
 _LINK = re.compile(r"\[(?P<text>[^\]\n]*)\]\((?P<target>[^)\s]*)[^)\n]*\)")
@@ -184,16 +187,19 @@ def lesson_references(text: str) -> list[LessonReference]:
     Examples
     --------
     >>> lesson_references("As [lesson 2](attention-matrix.md) showed, and lessons 1 and 3.")
-    [LessonReference(line=1, lesson=2, target='attention-matrix.md'), LessonReference(line=1, lesson=1, target=None), LessonReference(line=1, lesson=3, target=None)]
+    [LessonReference(line=1, lesson=2, target='attention-matrix.md', in_comment=False), LessonReference(line=1, lesson=1, target=None, in_comment=False), LessonReference(line=1, lesson=3, target=None, in_comment=False)]
     """
     links = [(m.span("text"), m["target"]) for m in _LINK.finditer(text)]
+    kinds = _kinds(text)
     found = []
     for seen in page_numbers(text):
         if seen.kind != "cross-reference":
             continue
         start = seen.number.start
         target = next((t for (lo, hi), t in links if lo <= start < hi), None)
-        found.append(LessonReference(seen.line, int(seen.number.value), target))
+        found.append(
+            LessonReference(seen.line, int(seen.number.value), target, kinds[start] == "comment")
+        )
     return found
 
 
