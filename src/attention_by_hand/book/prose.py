@@ -77,13 +77,16 @@ from attention_by_hand.book.output import OUTPUT_LANGUAGE, output_mismatch
 
 __all__ = [
     "NUMBER",
+    "BlockSource",
     "ClaimError",
     "Number",
     "PythonBlockParser",
     "claim",
+    "fragment_pattern",
     "numbers_in",
     "page_parsers",
     "parse_number",
+    "prose_above",
     "setup_namespace",
 ]
 
