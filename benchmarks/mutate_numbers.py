@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import gc
 import io
 import shutil
 import sys
@@ -108,6 +109,11 @@ def page_checks(path: Path, page: str) -> list[str]:
                     example.evaluate()
                 except Exception as error:  # noqa: BLE001 (any failure of a check counts)
                     failures.append(f"{type(error).__name__}: {error}")
+        # the page's namespace holds claim(), which holds the namespace: free the cycle now,
+        # or the arrays of hundreds of runs pile up before the collector's turn
+        document.namespace.clear()
+        del document
+        gc.collect()
     try:
         for item in unchecked_numbers(path):
             # by place, not by text: the same unchecked number changed is still the same miss
