@@ -249,3 +249,13 @@ def test_rendered_output_is_escaped_and_labelled() -> None:
     assert html.startswith('<div class="abh-output" role="group" aria-label="Output">')
     assert "<samp>&lt;b&gt;1 &amp; 2&lt;/b&gt;</samp>" in html
     assert "<script" not in html
+
+
+def test_a_changed_number_is_named_by_its_own_line(tmp_path: Path) -> None:
+    """A fragment may span lines; the message names the line of the number that differs."""
+    with pytest.raises(ClaimError, match=r"page\.md, line 2: the prose says 5/6 where the check below it expects 6/6"):
+        _run_page(
+            tmp_path,
+            "The weights are 1/6 and\n5/6 here.\n\n<!-- invisible-code-block: python\n"
+            'claim("weights are 1/6 and\\n6/6 here", 1 / 6, 5 / 6)\n-->\n',
+        )

@@ -375,6 +375,7 @@ def claim(fragment: str, *values: Any, _example: Example | None = None) -> None:
     wanted = numbers_in(fragment)
     computed = list(_flatten(values))
     where = "this check"
+    places: list[str] = []
     if _example is not None:
         segments = prose_above(_example)
         page = os.path.relpath(_example.path)
@@ -390,11 +391,14 @@ def claim(fragment: str, *values: Any, _example: Example | None = None) -> None:
             )
         match, offset = found[0]
         line = _line_of(_example, offset + match.start())
+        # where each number of the fragment stands: "page, line N"
         for index, number in enumerate(wanted, start=1):
             said = match.group(index)
+            number_line = _line_of(_example, offset + match.start(index))
+            places.append(f"{page}, line {number_line}")
             if _read(said)[0] != number.value:
                 raise ClaimError(
-                    f"{page}, line {line}: the prose says {said} where the check "
+                    f"{page}, line {number_line}: the prose says {said} where the check "
                     f"below it expects {number.text} (in {fragment!r}). Fix whichever is wrong"
                 )
         where = f"{page}, line {line}"
@@ -403,10 +407,11 @@ def claim(fragment: str, *values: Any, _example: Example | None = None) -> None:
             f"{where}: {fragment!r} states {len(wanted)} number(s) but the check passes "
             f"{len(computed)} value(s): {computed}"
         )
-    for number, value in zip(wanted, computed, strict=True):
+    for index, (number, value) in enumerate(zip(wanted, computed, strict=True)):
         if not _agrees(number, value):
+            place = places[index] if _example is not None else where
             raise ClaimError(
-                f"{where}: the prose says {number.text} but the code computes {_show(value)} "
+                f"{place}: the prose says {number.text} but the code computes {_show(value)} "
                 f"(in {fragment!r})"
             )
 
