@@ -253,9 +253,32 @@ def test_rendered_output_is_escaped_and_labelled() -> None:
 
 def test_a_changed_number_is_named_by_its_own_line(tmp_path: Path) -> None:
     """A fragment may span lines; the message names the line of the number that differs."""
-    with pytest.raises(ClaimError, match=r"page\.md, line 2: the prose says 5/6 where the check below it expects 6/6"):
+    with pytest.raises(
+        ClaimError,
+        match=r"page\.md, line 2: the prose says 5/6 where the check below it expects 6/6",
+    ):
         _run_page(
             tmp_path,
             "The weights are 1/6 and\n5/6 here.\n\n<!-- invisible-code-block: python\n"
             'claim("weights are 1/6 and\\n6/6 here", 1 / 6, 5 / 6)\n-->\n',
         )
+
+
+def test_the_output_fence_renders_as_output_through_superfences() -> None:
+    """How the build can show the fence: superfences' custom fence calls the plain function."""
+    import markdown
+
+    from attention_by_hand.book.output import superfence_format
+
+    page = "```python\nprint(4.0)\n```\n\n```output\n4.0\n```\n"
+    fences = {
+        "custom_fences": [{"name": "output", "class": "abh-output", "format": superfence_format}]
+    }
+    html = markdown.markdown(
+        page,
+        extensions=["pymdownx.highlight", "pymdownx.superfences"],
+        extension_configs={"pymdownx.superfences": fences},
+    )
+    assert html.count('<div class="abh-output"') == 1
+    assert "<samp>4.0</samp>" in html
+    assert html.index("print") < html.index("abh-output")
