@@ -16,7 +16,7 @@ ifneq ($(SOURCE_DATE_EPOCH),)
 export SOURCE_DATE_EPOCH
 endif
 
-.PHONY: install serve build strict offline test lint clean
+.PHONY: install serve build strict offline test lint clean mutate-numbers
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; v = sys.version_info; sys.exit(f"Python 3.11 or newer is needed; {sys.executable} is {v.major}.{v.minor}") if v < (3, 11) else None'
@@ -45,6 +45,9 @@ test: $(STAMP)  ## run every test: maths, docs examples, build, browser
 lint: $(STAMP)  ## ruff check and ruff format --check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+mutate-numbers: $(STAMP)  ## change each number a reader sees, one at a time; count what the checks catch (minutes)
+	$(BIN)/python benchmarks/mutate_numbers.py
 
 clean:  ## remove the virtual environment and built sites
 	rm -rf $(VENV) site site-offline

@@ -1,10 +1,12 @@
-"""Guards around Sybil: no Python block may be silently left out.
+"""Guards around Sybil: no Python block and no shown output may be silently left out.
 
 Sybil runs a fence only when its info string is exactly ``python``. A fence
 written ```` ```py ```` or ```` ```python title="x" ```` would be shown on the
-page but never run, so the numbers it prints could drift. These tests count
-the Python-looking fences of every page and the examples Sybil collects from
-it, and they must agree.
+page but never run, so the numbers it prints could drift. Likewise an
+```` ```output ```` fence is compared with what the block prints only when it
+comes right after a ```` ```python ```` fence. These tests count the
+Python-looking and output-looking fences of every page and the examples Sybil
+collects from it, and they must agree.
 """
 
 from __future__ import annotations
@@ -14,9 +16,8 @@ from pathlib import Path
 
 import pytest
 from sybil import Sybil
-from sybil.parsers.markdown import ClearNamespaceParser, SkipParser
 
-from attention_by_hand.book.prose import PythonBlockParser
+from attention_by_hand.book.prose import BlockSource, page_parsers
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -24,6 +25,7 @@ PAGES = sorted(DOCS.rglob("*.md"))
 
 FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n]*?)[ \t]*$", re.MULTILINE)
 PYTHONISH = re.compile(r"^(\{[^}]*)?\.?(py|python|python3|pycon|ipython)\b", re.IGNORECASE)
+OUTPUTISH = re.compile(r"^(\{[^}]*)?\.?(output|out|stdout|result)\b", re.IGNORECASE)
 INVISIBLE = re.compile(r"<!--\s*invisible-code(?:-block)?:\s*python\s*\n", re.MULTILINE)
 SKIP = re.compile(r"<!--\s*skip:\s*(?P<args>[^>]*?)\s*-->")
 
@@ -42,9 +44,18 @@ def _opening_fences(text: str) -> list[tuple[int, str]]:
 
 
 def _sybil_python_examples(page: Path) -> int:
-    sybil = Sybil(parsers=[PythonBlockParser(), SkipParser(), ClearNamespaceParser()])
-    document = sybil.parse(page)
+    document = Sybil(parsers=page_parsers()).parse(page)
     return sum(1 for e in document.examples() if isinstance(e.region.parsed, str))
+
+
+def _sybil_shown_outputs(page: Path) -> int:
+    """How many output fences Sybil compares with what a block prints."""
+    document = Sybil(parsers=page_parsers()).parse(page)
+    return sum(
+        1
+        for e in document.examples()
+        if isinstance(e.region.parsed, BlockSource) and e.region.parsed.shown is not None
+    )
 
 
 def test_there_are_pages_and_python_examples() -> None:
@@ -78,6 +89,28 @@ def test_sybil_collects_every_python_block(page: Path) -> None:
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
+def test_every_output_fence_is_compared_with_its_block(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
+    fences = _opening_fences(text)
+    wrong = [
+        f"line {line}: ```{info}"
+        for line, info in fences
+        if OUTPUTISH.match(info) and info != "output"
+    ]
+    assert not wrong, (
+        f"{page.relative_to(ROOT)}: shown output is checked only in a fence whose info string "
+        f"is exactly `output`; write these as ```output: {wrong}"
+    )
+    shown = sum(1 for _, info in fences if info == "output")
+    assert _sybil_shown_outputs(page) == shown, (
+        f"{page.relative_to(ROOT)}: {shown} ```output fences, but only "
+        f"{_sybil_shown_outputs(page)} come right after a ```python fence (blank lines only "
+        f"between), where the test compares them with what the block prints; move the others "
+        f"under their block"
+    )
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
 def test_every_skip_has_a_reason(page: Path) -> None:
     text = page.read_text(encoding="utf-8")
     bad = []
@@ -102,3 +135,18 @@ def test_the_guard_catches_a_fence_sybil_would_skip(tmp_path: Path) -> None:
         'python title="z.py"',
     ]
     assert _sybil_python_examples(page) == 1
+
+
+def test_the_guard_catches_an_output_fence_sybil_would_not_compare(tmp_path: Path) -> None:
+    page = tmp_path / "trap.md"
+    page.write_text(
+        "```python\nprint(1)\n```\n\n```output\n1\n```\n\n"
+        "```python\nprint(2)\n```\n\nWords in between.\n\n```output\n2\n```\n\n"
+        "```python\nprint(3)\n```\n\n```Output\n3\n```\n",
+        encoding="utf-8",
+    )
+    infos = [info for _, info in _opening_fences(page.read_text())]
+    assert infos == ["python", "output", "python", "output", "python", "Output"]
+    assert [i for i in infos if OUTPUTISH.match(i) and i != "output"] == ["Output"]
+    assert _sybil_python_examples(page) == 3
+    assert _sybil_shown_outputs(page) == 1

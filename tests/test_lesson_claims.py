@@ -1,114 +1,284 @@
-"""Every number that a page's prose states is quoted by a claim() on that page.
+"""Every number a reader sees is backed by a check.
 
-:func:`attention_by_hand.book.prose.claim` fails when a quoted number differs
-from the computation. It cannot notice a number that no claim() quotes at all.
-This static test closes that gap: for each page it lists every number that the
-prose must back with a check, and asserts that each one lies inside the text
-matched by some claim() fragment of the same page.
-
-Numbers that must be checked, wherever they stand in the prose (headings,
-lists, tables, admonitions, quizzes):
-
-* fractions such as ``1/6`` and decimals such as ``0.75``;
-* the number right after ``=``, or every number of the bracket right after it,
-  as in ``= 4`` and ``= (5/3, 7/6)``;
-* percentages, as in ``60 percent`` or ``60%``.
-
-Not prose: the front matter, HTML comments (and so the invisible code blocks),
-fenced code other than ``quiz`` fences, and link addresses. A decimal that
-names a version (``PyTorch 2.13``, ``arXiv 1706.03762``) is not a computation.
-
-A fragment covers the first place it matches in the prose above its block, the
-same place claim() itself checks, so a reviewer can go from any number to the
-check that covers it.
+What counts as seen, the kinds of numbers and the one list of exemptions are
+in :mod:`attention_by_hand.book.visible_numbers`; which check backs each
+number is decided by :mod:`attention_by_hand.book.coverage`. This file runs
+them over every page of the book (found on disk, so a new page is covered
+without editing it), the notebook's Markdown cells and the captions and alt
+texts of the figure registry, and checks that every ``lesson N`` names a
+lesson of the nav in ``mkdocs.yml``; on a Markdown page it must be a link
+(``[lesson 2](attention-matrix.md)``) to the N-th lesson of the nav, so that
+a changed number or a reordered nav fails.
 """
 
 from __future__ import annotations
 
-import ast
-import re
+import math
+import posixpath
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
-from sybil import Sybil
-from sybil.parsers.markdown import ClearNamespaceParser, SkipParser
+import yaml
 
-from attention_by_hand.book.prose import (
-    NUMBER,
-    PythonBlockParser,
-    _fragment_pattern,
-    _prose_above,
+from attention_by_hand.book.coverage import claims, unchecked_numbers
+from attention_by_hand.book.prose import ClaimError, claim
+from attention_by_hand.book.visible_numbers import lesson_references, page_numbers
+from attention_by_hand.core import causal_mask, masked_softmax
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+NOTEBOOK = DOCS / "notebooks" / "explore.py"
+#: every page, found on disk so that a new one is covered without editing this file
+PAGES = (
+    *sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")),
+    "notebooks/explore.py",
 )
-
-DOCS = Path(__file__).resolve().parents[1] / "docs"
-# every lesson, found on disk so that a new one is covered without editing this file
-LESSONS = tuple(sorted(p.relative_to(DOCS).as_posix() for p in (DOCS / "lessons").glob("*.md")))
-PAGES = ("index.md", *LESSONS)
+LESSONS = tuple(p for p in PAGES if p.startswith("lessons/"))
 #: Each lesson checks at least this many statements of its prose.
 MIN_CLAIMS_PER_LESSON = 8
 
-FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?\n---[ \t]*\n", re.DOTALL)
-COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
-FENCE_LINE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$")
-LINK_ADDRESS = re.compile(r"\]\((?P<address>[^)\n]*)\)")
-AFTER_EQUALS = re.compile(r"=[ \t]*(?P<rhs>\([^()]*\)|-?\d[\d./]*)")
-PERCENT = re.compile(r"[ \t]*(?:%|percent\b)")
-VERSION_BEFORE = re.compile(r"(?:PyTorch|torch|Python|version|arXiv)[ \t]+\Z", re.IGNORECASE)
-
-_SYBIL = Sybil(parsers=[PythonBlockParser(), SkipParser(), ClearNamespaceParser()])
-
 
 # ---------------------------------------------------------------------------
-# Tests
+# The book
 # ---------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_every_number_in_the_prose_is_claimed(page: str) -> None:
-    unclaimed = unclaimed_numbers(DOCS / page)
-    assert not unclaimed, (
-        f"docs/{page}: these numbers in the prose are quoted by no claim() on the page "
-        f"(line, number): {unclaimed}. Add a check after the sentence, e.g. "
-        f'claim("words copied from the prose", computed_values)'
+def test_every_number_a_reader_sees_is_checked(page: str) -> None:
+    unchecked = unchecked_numbers(DOCS / page)
+    listed = "\n".join(f"  {item}" for item in unchecked)
+    assert not unchecked, (
+        f"docs/{page}: {len(unchecked)} number(s) a reader sees are backed by no check "
+        f"(claim() for prose and code comments, an ```output fence under its block for "
+        f"printed output):\n{listed}"
+    )
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_claim_quotes_the_text_above_it(page: str) -> None:
+    """A fragment that matches nothing covers nothing (Sybil reports it too, for pages)."""
+    bad = [c for c in claims(DOCS / page) if c.span == (-1, -1)]
+    assert not bad, f"docs/{page}: " + "; ".join(
+        f"the claim() at line {c.line} ({c.fragment!r}): "
+        f"{c.problem or 'the text above its block does not contain it'}"
+        for c in bad
     )
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_each_lesson_keeps_its_checks(lesson: str) -> None:
-    fragments = [fragment for fragment, _ in claims(DOCS / lesson)]
-    assert len(fragments) >= MIN_CLAIMS_PER_LESSON, (
-        f"docs/{lesson} has {len(fragments)} claim() checks; a lesson needs at least "
-        f"{MIN_CLAIMS_PER_LESSON}"
+    count = len(claims(DOCS / lesson))
+    assert count >= MIN_CLAIMS_PER_LESSON, (
+        f"docs/{lesson} has {count} claim() checks; a lesson needs at least {MIN_CLAIMS_PER_LESSON}"
     )
 
 
-def test_an_unclaimed_number_is_reported(tmp_path: Path) -> None:
+@pytest.mark.parametrize("page", PAGES)
+def test_every_lesson_number_names_a_lesson_of_the_nav(page: str) -> None:
+    problems = cross_reference_problems(page, (DOCS / page).read_text(encoding="utf-8"))
+    assert not problems, f"docs/{page}: " + "; ".join(problems)
+
+
+# ---------------------------------------------------------------------------
+# The figure registry: its captions and alt texts state computed numbers
+# ---------------------------------------------------------------------------
+
+
+def _attention_row(inputs: dict[str, Any]) -> dict[str, list[Any]]:
+    scores = np.asarray(inputs["scores"], dtype=float)
+    values = np.asarray(inputs["values"], dtype=float)
+    allowed = np.asarray(inputs.get("allowed", [True] * len(scores)))
+    weights = masked_softmax(scores, allowed)
+    output = weights @ values
+    # scores are written "0, ln 2, ln 3": the first as it is, the others by their exponential
+    written_scores = [scores[0], *np.exp(scores[1:])]
+    if allowed.all():
+        last = len(scores) - 1
+        return {
+            "alt": [*weights, 0, last, *values.ravel(), *output],
+            "caption": [*written_scores, 0, last, *values.ravel()],
+        }
+    (blocked,) = np.flatnonzero(~allowed)
+    return {
+        "alt": [blocked, *weights, *output],
+        "caption": [*written_scores, *values.ravel(), blocked],
+    }
+
+
+def _causal_mask(inputs: dict[str, Any]) -> dict[str, list[Any]]:
+    n = causal_mask(inputs["n"]).shape[0]
+    return {"alt": [n, n, 0, n - 1, 0, n - 1], "caption": [n]}
+
+
+def _same_weights(inputs: dict[str, Any]) -> dict[str, list[Any]]:
+    weights = np.asarray(inputs["weights"])
+    set_a, set_b = (np.asarray(values) for values in inputs["value_sets"])
+    assert set_b[0] == set_b[1], "the alt text says 'both values are' one number"
+    return {
+        "alt": [*weights, *set_a, weights @ set_a, set_b[0], weights @ set_b],
+        "caption": [*weights, *set_a, *set_b],
+    }
+
+
+def _demo_weights(name: str) -> dict[str, list[Any]]:
+    from attention_by_hand.book.demos import DEMOS
+
+    spec = DEMOS[name]
+    result = spec.result()
+    n_q, n_k = result.weights.shape
+    row_sums = result.weights.sum(axis=1)
+    assert np.allclose(row_sums, 1), "the alt text says every row sums to 1"
+    rows = []
+    for i in range(n_q):
+        rows += [i, *np.where(result.allowed[i], result.weights[i], 0)]
+    mask = [0] if spec.causal and not spec.padding else []
+    if spec.padding:
+        mask = [spec.padding_key]
+    return {
+        "alt": [n_q, n_k, 0, n_q - 1, 0, n_k - 1, row_sums[0], *rows],
+        "caption": [
+            *np.ravel(spec.queries),
+            *np.ravel(spec.keys),
+            spec.d_k,
+            math.sqrt(spec.d_k) ** 2,
+            *mask,
+        ],
+    }
+
+
+def _computed_caption_numbers(name: str, inputs: dict[str, Any]) -> dict[str, list[Any]]:
+    if name.startswith("demo-") and name.endswith("-weights"):
+        return _demo_weights(name.removeprefix("demo-").removesuffix("-weights"))
+    by_name = {
+        "attention-row": _attention_row,
+        "attention-row-masked": _attention_row,
+        "causal-mask": _causal_mask,
+        "same-weights": _same_weights,
+    }
+    assert name in by_name, (
+        f"figure {name!r} is new: add how its caption's numbers are computed to "
+        f"_computed_caption_numbers in {Path(__file__).name}"
+    )
+    return by_name[name](dict(inputs))
+
+
+def _figure_names() -> list[str]:
+    from attention_by_hand.book.registry import FIGURES
+
+    return sorted(FIGURES)
+
+
+@pytest.mark.parametrize("name", _figure_names())
+def test_figure_captions_state_the_computed_numbers(name: str) -> None:
+    from attention_by_hand.book.registry import FIGURES
+
+    spec = FIGURES[name]
+    computed = _computed_caption_numbers(name, dict(spec.inputs))
+    for field, values in computed.items():
+        text = getattr(spec, field)
+        try:
+            claim(text, *values)
+        except ClaimError as error:
+            written = [n.number.text for n in page_numbers(text)]
+            raise AssertionError(
+                f"src/attention_by_hand/book/registry.py, figure {name!r}, {field}: "
+                f"{str(error).removeprefix('this check: ')}. It states {written}; the "
+                f"computation gives {[round(float(v), 4) for v in values]} "
+                f"(positions count from 0)"
+            ) from None
+
+
+# ---------------------------------------------------------------------------
+# The checks on small pages
+# ---------------------------------------------------------------------------
+
+
+def test_integers_comments_quizzes_and_shown_output_are_checked(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     page.write_text(
         "---\n"
-        "title: Front matter 0.5 is not prose\n"
+        "title: Two keys, 2 values\n"
+        "sources: [x-2019]\n"
         "---\n"
         "\n"
-        "The weights are 1/3 and 2/3. Then 1 + 1 = 2, which is 50 percent of 4.\n"
-        "PyTorch 2.13 names a version. A [link](https://example.org/1.5) hides its address.\n"
+        "1. Query 1 sees keys 0 and 1, weights ½ and −0.5 (PEP 8, 2017-05-01).\n"
+        "2. A [link](https://example.org/1.5) and `v2` and <a title='3'>text</a>.\n"
         "\n"
         "```python\n"
-        "x = 0.25\n"
+        "x = 0.25  # about 4 and 1,000\n"
+        "print(x)\n"
+        "```\n"
+        "\n"
+        "```output\n"
+        "0.25\n"
         "```\n"
         "\n"
         "```quiz\n"
-        "? A quiz is prose: 3/4\n"
+        "? How many keys: 3?\n"
         "- [x] yes\n"
-        "  > 0.125 too\n"
+        "  > 7 too\n"
+        "```\n"
+        "\n"
+        "```output\n"
+        "9\n"
         "```\n"
         "\n"
         "<!-- invisible-code-block: python\n"
-        'claim("The weights are 1/3", 1 / 3)\n'
-        'claim("0.125 too", 0.125)\n'
+        'claim("Query 1 sees keys 0 and 1", 1, 0, 1)\n'
+        'claim("about 4", 4)\n'
+        'claim("7 too", 7)\n'
         "-->\n",
         encoding="utf-8",
     )
-    assert unclaimed_numbers(page) == [(5, "2/3"), (5, "2"), (5, "50"), (13, "3/4")]
+    found = [(u.seen.line, u.seen.number.text, u.seen.kind) for u in unchecked_numbers(page)]
+    assert found == [
+        (2, "2", "prose"),  # the title is shown
+        (6, "½", "prose"),
+        (6, "−0.5", "prose"),
+        (10, "1,000", "comment"),
+        (19, "3", "prose"),
+        (25, "9", "output"),  # an output fence under no python block
+    ]
+    message = str(unchecked_numbers(page)[1])
+    assert message == (
+        "line 6: ½ (prose); add e.g. claim('sees keys 0 and 1, weights ½', "
+        "<value of 0>, <value of 1>, <value of ½>)"
+    )
+
+
+def test_exemptions_are_few_and_named(tmp_path: Path) -> None:
+    text = (
+        "1. Since 2017 (arXiv 1706, torch 2.13, Python 3.11) on 2026-11-29: 5 keys.\n"
+        "See lesson 2 and lessons 1 to 3.\n"
+    )
+    seen = [(n.number.text, n.kind, n.exemption) for n in page_numbers(text)]
+    assert seen == [
+        ("1", "prose", "list marker"),
+        ("2017", "prose", "date or year"),
+        ("1706", "prose", "version or identifier"),
+        ("2.13", "prose", "version or identifier"),
+        ("3.11", "prose", "version or identifier"),
+        ("2026", "prose", "date or year"),
+        ("11", "prose", "date or year"),
+        ("29", "prose", "date or year"),
+        ("5", "prose", None),
+        ("2", "cross-reference", None),
+        ("1", "cross-reference", None),
+        ("3", "cross-reference", None),
+    ]
+
+
+def test_a_changed_number_in_a_claim_covered_sentence_stays_covered(tmp_path: Path) -> None:
+    """Coverage is about position: the page's run of claim() then catches the change."""
+    page = tmp_path / "page.md"
+    page.write_text(
+        "Query 1 sees 3 keys.\n\n<!-- invisible-code-block: python\n"
+        'claim("Query 2 sees 3 keys", 1, 3)\n-->\n',
+        encoding="utf-8",
+    )
+    assert unchecked_numbers(page) == []
 
 
 def test_a_fragment_that_is_not_a_literal_is_refused(tmp_path: Path) -> None:
@@ -117,8 +287,56 @@ def test_a_fragment_that_is_not_a_literal_is_refused(tmp_path: Path) -> None:
         "The weight is 1/3.\n\n<!-- invisible-code-block: python\nclaim(words, 1 / 3)\n-->\n",
         encoding="utf-8",
     )
-    with pytest.raises(AssertionError, match="string literal"):
+    with pytest.raises(ValueError, match="string literal"):
         claims(page)
+
+
+def test_the_notebook_claims_quote_its_markdown(tmp_path: Path) -> None:
+    notebook = tmp_path / "nb.py"
+    notebook.write_text(
+        "# %% [markdown]\n"
+        "# The weights are 1/6 and 5/6, on 2 keys.\n"
+        "\n"
+        "# %%\n"
+        "from attention_by_hand.book.prose import claim\n"
+        'claim("weights are 1/6 and 5/6", 1 / 6, 5 / 6)\n'
+        "\n"
+        "# %% [markdown]\n"
+        "# Then 3 and 4.\n"
+        "\n"
+        "# %%\n"
+        'claim("Then 3 and 5", 3, 5)\n',
+        encoding="utf-8",
+    )
+    found = claims(notebook)
+    assert [(c.fragment, c.problem) for c in found] == [
+        ("weights are 1/6 and 5/6", None),
+        ("Then 3 and 5", "line 9: the prose says 4 where the check expects 5"),
+    ]
+    assert [(u.seen.line, u.seen.number.text) for u in unchecked_numbers(notebook)] == [
+        (2, "2"),
+        (9, "3"),
+        (9, "4"),
+    ]
+
+
+def test_a_lesson_number_must_name_the_lesson_of_the_nav() -> None:
+    text = (
+        "As [lesson 2](attention-matrix.md) showed, and [lesson 3](attention-matrix.md);\n"
+        "lesson 7 does not exist, and lesson 1 is plain text.\n"
+    )
+    problems = cross_reference_problems("lessons/causal-masking.md", text)
+    assert problems == [
+        (
+            "line 1: 'lesson 3' links to lessons/attention-matrix.md, but lesson 3 of the nav "
+            "in mkdocs.yml is lessons/causal-masking.md"
+        ),
+        "line 2: 'lesson 7' names no lesson: the nav in mkdocs.yml has 3 lessons",
+        (
+            "line 2: 'lesson 1' is not a link, so no check can tell which lesson it means; "
+            "write it [lesson 1](weighted-mixture.md) if it means lessons/weighted-mixture.md"
+        ),
+    ]
 
 
 # ---------------------------------------------------------------------------
@@ -126,106 +344,65 @@ def test_a_fragment_that_is_not_a_literal_is_refused(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------
 
 
-def unclaimed_numbers(path: Path) -> list[tuple[int, str]]:
-    """The (line, number) of each number in the prose of `path` that no claim() covers."""
-    text = path.read_text(encoding="utf-8")
-    covered = [span for _, span in claims(path)]
-    missing = []
-    for start, end in _required_numbers(text):
-        if not any(lo <= start and end <= hi for lo, hi in covered):
-            missing.append((text.count("\n", 0, start) + 1, text[start:end]))
-    return missing
+class _NavLoader(yaml.SafeLoader):
+    """Reads mkdocs.yml, ignoring its tags (!ENV, !!python/name)."""
 
 
-def claims(path: Path) -> list[tuple[str, tuple[int, int]]]:
-    """Each claim() fragment of the page at `path`, and the span of prose it matches.
-
-    A fragment that matches nothing gets the empty span ``(-1, -1)``; running
-    the page under Sybil reports it.
-    """
-    document = _SYBIL.parse(path)
-    found = []
-    for example in document:
-        for fragment in _claim_fragments(str(example.parsed), path, example.line):
-            pattern = _fragment_pattern(fragment)
-            span = (-1, -1)
-            for segment, offset in _prose_above(example):
-                if match := pattern.search(segment):
-                    span = (offset + match.start(), offset + match.end())
-                    break
-            found.append((fragment, span))
-    return found
+_NavLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
+_NavLoader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
 
 
-def _claim_fragments(code: str, path: Path, line: int) -> list[str]:
-    fragments = []
-    for node in ast.walk(ast.parse(code)):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "claim":
-            first = node.args[0] if node.args else None
-            literal = first.value if isinstance(first, ast.Constant) else None
-            assert isinstance(literal, str), (
-                f"{path}, block at line {line}: the first argument of claim() must be a string "
-                f"literal copied from the prose, so that this test can read it"
+def nav_lessons() -> list[str]:
+    """The lessons of the nav in mkdocs.yml, in order (paths relative to docs/)."""
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_NavLoader)
+    pages: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, str):
+            pages.append(node)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+        elif isinstance(node, dict):
+            for item in node.values():
+                walk(item)
+
+    walk(config["nav"])
+    return [p for p in pages if p.startswith("lessons/")]
+
+
+def cross_reference_problems(page: str, text: str) -> list[str]:
+    """What is wrong with each ``lesson N`` of `text`, a page at docs/`page`."""
+    lessons = nav_lessons()
+    problems = []
+    for ref in lesson_references(text):
+        said = f"'lesson {ref.lesson}'"
+        if not 1 <= ref.lesson <= len(lessons):
+            problems.append(
+                f"line {ref.line}: {said} names no lesson: the nav in mkdocs.yml has "
+                f"{len(lessons)} lessons"
             )
-            fragments.append(literal)
-    return fragments
-
-
-def _required_numbers(text: str) -> list[tuple[int, int]]:
-    """Spans of the numbers in the prose of `text` that a claim() must cover."""
-    prose = _prose_mask(text)
-    spans = set()
-    for match in NUMBER.finditer(text):
-        written = match.group()
-        if not prose[match.start()]:
             continue
-        is_fraction_or_decimal = "/" in written or "." in written
-        is_version = "." in written and VERSION_BEFORE.search(text, 0, match.start())
-        is_percentage = PERCENT.match(text, match.end())
-        if (is_fraction_or_decimal and not is_version) or is_percentage:
-            spans.add(match.span())
-    for match in AFTER_EQUALS.finditer(text):
-        if not prose[match.start()]:
+        if ref.target is None:
+            # a code comment cannot hold a link, nor can the notebook (its links would break
+            # in Jupyter): there the number is only checked to be a lesson of the nav
+            if not ref.in_comment and not page.endswith(".py"):
+                problems.append(
+                    f"line {ref.line}: {said} is not a link, so no check can tell which lesson it "
+                    f"means; write it [lesson {ref.lesson}]({_relative(page, lessons[ref.lesson - 1])})"
+                    f" if it means {lessons[ref.lesson - 1]}"
+                )
             continue
-        rhs_start = match.start("rhs")
-        for number in NUMBER.finditer(match["rhs"]):
-            spans.add((rhs_start + number.start(), rhs_start + number.end()))
-    return sorted(spans)
+        base = posixpath.dirname(page.removeprefix("docs/"))
+        linked = posixpath.normpath(posixpath.join(base, ref.target.split("#")[0]))
+        if linked != lessons[ref.lesson - 1]:
+            problems.append(
+                f"line {ref.line}: {said} links to {linked}, but lesson {ref.lesson} of the nav "
+                f"in mkdocs.yml is {lessons[ref.lesson - 1]}"
+            )
+    return problems
 
 
-def _prose_mask(text: str) -> list[bool]:
-    """For each character of `text`, whether it is prose (see the module docstring)."""
-    prose = [True] * len(text)
-
-    def hide(start: int, end: int) -> None:
-        prose[start:end] = [False] * (end - start)
-
-    if front := FRONT_MATTER.match(text):
-        hide(*front.span())
-    for comment in COMMENT.finditer(text):
-        hide(*comment.span())
-    for address in LINK_ADDRESS.finditer(text):
-        hide(*address.span("address"))
-    code, quiz, code_start, position = None, None, 0, 0
-    for line in text.splitlines(keepends=True):
-        marker = FENCE_LINE.match(line.rstrip("\n"))
-        if code is not None:
-            if _closes(line, code):
-                hide(code_start, position + len(line))
-                code = None
-        elif quiz is not None:
-            if _closes(line, quiz):
-                quiz = None
-        elif marker and marker["info"].strip() == "quiz":
-            quiz = marker["fence"]
-        elif marker:
-            code, code_start = marker["fence"], position
-        position += len(line)
-    if code is not None:
-        hide(code_start, len(text))
-    return prose
-
-
-def _closes(line: str, fence: str) -> bool:
-    stripped = line.strip()
-    return set(stripped) == {fence[0]} and len(stripped) >= len(fence)
+def _relative(page: str, target: str) -> str:
+    """The link from docs/`page` to docs/`target`."""
+    return posixpath.relpath(target, posixpath.dirname(page) or ".")

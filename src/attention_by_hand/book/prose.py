@@ -12,8 +12,8 @@ after it, usually invisible::
 :func:`claim` takes a fragment copied from the prose above the block and the
 values the code computed. It fails when
 
-* the fragment is not in the prose between the previous code block and this
-  one (the sentence was reworded: copy the new wording into the check);
+* the fragment is not in the text between the previous invisible block and
+  this one (the sentence was reworded: copy the new wording into the check);
 * the prose states other numbers than the fragment (someone changed the
   number in the text but not in the check, or the other way round);
 * the numbers differ from the computed values (the maths changed).
@@ -24,28 +24,89 @@ within the rounding of the written number otherwise (``0.33`` matches
 ``1/3``: it is within half a unit of the last written place; a tie such as
 0.75 written ``0.8`` is rejected, since it could round either way).
 
-A number in a fragment is a standalone integer, decimal or fraction, such as
-``4``, ``-0.5``, ``0.75`` or ``40/3``; digits inside words (``v2``, ``d_k``)
-are not numbers.
+The number reader
+-----------------
+:data:`NUMBER` and :func:`numbers_in` are the book's one reader of numbers in
+text; :func:`claim`, the coverage test (``tests/test_lesson_claims.py``) and
+the check of code comments all use it. It reads
+
+* integers and decimals: ``4``, ``0.75``;
+* a leading sign, ``-`` or the minus sign ``−`` (U+2212): ``−0.25``;
+* thousands separators: ``1,000`` is one thousand (a comma followed by
+  exactly three digits; ``keys 1, 2 and 3`` and ``(1,2)`` stay separate
+  numbers);
+* fractions ``a/b`` and the Unicode vulgar fractions ``½``, ``⅓``, ``¾``...
+  (also after a whole number: ``1½``);
+* scientific notation: ``1e-4``, ``2.5E3``, ``10⁻³``, ``3 × 10⁻⁴``;
+* percentages: ``60%`` and ``60 percent`` are the number 60, flagged
+  :attr:`Number.percent`.
+
+Digits inside words (``v2``, ``d_k``, ``float16``) are not numbers.
+
+Sybil
+-----
+:func:`page_parsers` is the one list of Sybil parsers for the book's pages;
+the root ``conftest.py`` and the tests use it. Its
+:class:`PythonBlockParser` runs ```` ```python ```` fences and invisible
+blocks, and checks shown output: a ```` ```output ```` fence directly after
+a ```` ```python ```` fence shows exactly what that block prints (see
+:mod:`attention_by_hand.book.output`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
+import math
 import os
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Rational, Real
 from typing import Any
 
 import numpy as np
-from sybil import Example
+from sybil import Document, Example, Region
 from sybil.evaluators.python import PythonEvaluator
-from sybil.parsers.markdown import CodeBlockParser
+from sybil.parsers.markdown import ClearNamespaceParser, CodeBlockParser, SkipParser
+from sybil.region import Lexeme
 
-__all__ = ["ClaimError", "PythonBlockParser", "claim", "numbers_in", "setup_namespace"]
+from attention_by_hand.book.output import OUTPUT_LANGUAGE, output_mismatch
 
-NUMBER = re.compile(r"(?<![\w.\\/])-?\d+(?:\.\d+)?(?:/\d+)?(?![\w/]|\.\d)")
+__all__ = [
+    "NUMBER",
+    "BlockSource",
+    "ClaimError",
+    "Number",
+    "PythonBlockParser",
+    "claim",
+    "fragment_pattern",
+    "numbers_in",
+    "page_parsers",
+    "parse_number",
+    "prose_above",
+    "setup_namespace",
+]
+
+_VULGAR = "½⅓⅔¼¾⅕⅖⅗⅘⅙⅚⅐⅛⅜⅝⅞⅑⅒↉"
+_SUPERSCRIPT = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+_FROM_SUPERSCRIPT = str.maketrans(_SUPERSCRIPT + "⁻", "0123456789-")
+#: a whole number: with thousands separators (a comma and exactly three digits), or plain
+_WHOLE = r"(?:[1-9]\d{0,2}(?:,\d{3}(?!\d))+|\d+)"
+#: what may follow a mantissa: e-notation, "× 10⁻⁴", or a superscript power ("10⁻³")
+_POWER = rf"(?:[eE][-+−]?\d+|[ \t]?×[ \t]?10⁻?[{_SUPERSCRIPT}]+|⁻?[{_SUPERSCRIPT}]+)"
+
+#: One number written in text (see the module docstring). Not part of a word,
+#: a path or a longer dotted number.
+NUMBER = re.compile(
+    rf"(?<![\w.\\/])"
+    rf"(?:[-−](?=[\d{_VULGAR}]))?"
+    rf"(?:\d*[{_VULGAR}]|{_WHOLE}(?:\.\d+)?(?:{_POWER}|/[1-9]\d*)?)"
+    rf"(?![\w/]|\.\d)"
+)
+_PERCENT = re.compile(r"[ \t]?(?:%|percent\b)")
 _EXAMPLE_KEY = "__example__"
 
 
@@ -53,32 +114,214 @@ class ClaimError(AssertionError):
     """A number in the prose does not match the check or the computation."""
 
 
+@dataclass(frozen=True)
+class Number:
+    """One number as written in a text.
+
+    Attributes
+    ----------
+    text : str
+        The number as written, e.g. ``"−0.25"`` or ``"3 × 10⁻⁴"``.
+    start, end : int
+        Its span in the text it was read from.
+    value : Fraction
+        Its exact value (``60%`` has the value 60: see `percent`).
+    half_unit : Fraction or None
+        Half a unit of its last written decimal place (``0.75`` → 1/200),
+        scaled by the power of ten if any; None for numbers written exactly
+        (integers and fractions).
+    percent : bool
+        Whether ``%`` or ``percent`` follows it.
+    """
+
+    text: str
+    start: int
+    end: int
+    value: Fraction
+    half_unit: Fraction | None
+    percent: bool = False
+
+
+def numbers_in(text: str) -> list[Number]:
+    """Every number in `text`, in order, read by :data:`NUMBER`.
+
+    Examples
+    --------
+    >>> [(n.text, str(n.value)) for n in numbers_in("−0.25, 1,000 and ½ of 1e-3")]
+    [('−0.25', '-1/4'), ('1,000', '1000'), ('½', '1/2'), ('1e-3', '1/1000')]
+    """
+    found = []
+    for match in NUMBER.finditer(text):
+        value, half = _read(match.group())
+        percent = _PERCENT.match(text, match.end()) is not None
+        found.append(Number(match.group(), match.start(), match.end(), value, half, percent))
+    return found
+
+
+def parse_number(text: str) -> Fraction:
+    """The exact value of `text`, one number as :data:`NUMBER` reads it.
+
+    Raises
+    ------
+    ValueError
+        If `text` is not exactly one number.
+    """
+    if not isinstance(text, str) or NUMBER.fullmatch(text) is None:
+        raise ValueError(f"not one number as the book writes them: {text!r}")
+    return _read(text)[0]
+
+
+def _read(text: str) -> tuple[Fraction, Fraction | None]:
+    """(exact value, half a unit of the last written place or None) of one number."""
+    sign = -1 if text[0] in "-−" else 1
+    body = text.lstrip("-−")
+    if body[-1] in _VULGAR:
+        whole = Fraction(int(body[:-1] or 0))
+        return sign * (whole + Fraction(unicodedata.numeric(body[-1])).limit_denominator(10)), None
+    if "/" in body:
+        numerator, denominator = body.split("/")
+        return sign * Fraction(int(numerator.replace(",", "")), int(denominator)), None
+    mantissa, exponent = body, 0
+    if "×" in body:
+        mantissa, power = (part.strip() for part in body.split("×"))
+        exponent = int(power[2:].translate(_FROM_SUPERSCRIPT))
+    elif match := re.search(rf"[eE]|⁻|[{_SUPERSCRIPT}]", body):
+        mantissa, power = body[: match.start()], body[match.start() :]
+        if power[0] in "eE":
+            exponent = int(power[1:].replace("−", "-"))
+        else:
+            # a superscript power of the base: 10⁻³, 2³
+            base = Fraction(mantissa.replace(",", ""))
+            return sign * base ** int(power.translate(_FROM_SUPERSCRIPT)), None
+    mantissa = mantissa.replace(",", "")
+    scale = Fraction(10) ** exponent
+    value = sign * Fraction(mantissa) * scale
+    if "." in mantissa:
+        return value, Fraction(1, 2 * 10 ** len(mantissa.split(".")[1])) * scale
+    return value, None
+
+
 # ---------------------------------------------------------------------------
 # Sybil integration
 # ---------------------------------------------------------------------------
 
 
-class _ExampleAwareEvaluator(PythonEvaluator):
-    """Runs a Python block with the current example in its namespace."""
+class BlockSource(Lexeme):
+    """The source of one Python block, with the output shown under it if any.
+
+    A :class:`str` (Sybil's examples are counted by ``isinstance(parsed, str)``).
+
+    Attributes
+    ----------
+    visible : bool
+        False for an ``<!-- invisible-code-block: python`` block.
+    shown : str or None
+        The text of the ```` ```output ```` fence right after the block.
+    shown_line : int or None
+        The line of that fence in the page.
+    code_end : int
+        Where the ```` ```python ```` fence ends in the page (its output
+        fence, if any, follows).
+    """
+
+    visible: bool
+    shown: str | None
+    shown_line: int | None
+    code_end: int
+
+    @classmethod
+    def of(
+        cls,
+        source: Lexeme,
+        *,
+        visible: bool,
+        shown: str | None,
+        shown_line: int | None,
+        code_end: int,
+    ) -> BlockSource:
+        """`source` with what the parser found around it."""
+        block = cls(str(source), source.offset, source.line_offset)
+        block.visible, block.shown, block.shown_line = visible, shown, shown_line
+        block.code_end = code_end
+        return block
+
+
+class _BlockEvaluator(PythonEvaluator):
+    """Runs a Python block with the current example in its namespace.
+
+    A visible block's standard output is captured and compared with the
+    ```` ```output ```` fence under it; a visible block that prints with no
+    such fence fails.
+    """
 
     def __call__(self, example: Example) -> None:
         __tracebackhide__ = True
         example.namespace[_EXAMPLE_KEY] = example
+        block = example.parsed
         try:
-            super().__call__(example)
+            if not getattr(block, "visible", False):
+                super().__call__(example)
+                return
+            printed = io.StringIO()
+            with contextlib.redirect_stdout(printed):
+                super().__call__(example)
         finally:
             example.namespace.pop(_EXAMPLE_KEY, None)
+        problem = output_mismatch(
+            printed.getvalue(),
+            block.shown,
+            where=f"{os.path.relpath(example.path)}, block at line {example.line}",
+            shown_line=block.shown_line,
+        )
+        if problem:
+            raise ClaimError(problem)
 
 
 class PythonBlockParser(CodeBlockParser):
     """Sybil parser for ```` ```python ```` fences and invisible Python blocks.
 
-    The same as Sybil's Markdown code-block parser for Python, except that
-    :func:`claim` can see which block it runs in.
+    Like Sybil's Markdown code-block parser for Python, except that
+
+    * :func:`claim` can see which block it runs in;
+    * a ```` ```output ```` fence directly after a ```` ```python ```` fence
+      (only blank lines between) belongs to that block's example: the block's
+      printed output must equal it.
     """
 
     def __init__(self) -> None:
-        super().__init__(language="python", evaluator=_ExampleAwareEvaluator())
+        super().__init__(language="python", evaluator=_BlockEvaluator())
+
+    def __call__(self, document: Document) -> Iterable[Region]:
+        text = document.text
+        regions = sorted(self.lexers(document), key=lambda region: region.start)
+        for index, region in enumerate(regions):
+            if region.lexemes["arguments"] != self.language:
+                continue
+            visible = not text.startswith("<!--", region.start)
+            after = regions[index + 1] if index + 1 < len(regions) else None
+            shown, shown_line, end = None, None, region.end
+            if (
+                visible
+                and after is not None
+                and after.lexemes["arguments"] == OUTPUT_LANGUAGE
+                and not text.startswith("<!--", after.start)
+                and not text[region.end : after.start].strip()
+            ):
+                shown, end = str(after.lexemes["source"]), after.end
+                shown_line = text.count("\n", 0, after.start) + 1
+            parsed = BlockSource.of(
+                region.lexemes["source"],
+                visible=visible,
+                shown=shown,
+                shown_line=shown_line,
+                code_end=region.end,
+            )
+            yield Region(region.start, end, parsed, self._evaluator)
+
+
+def page_parsers() -> list[Any]:
+    """The Sybil parsers of the book's pages, in order: the one list, used everywhere."""
+    return [PythonBlockParser(), SkipParser(), ClearNamespaceParser()]
 
 
 def setup_namespace(namespace: dict[str, Any]) -> None:
@@ -115,20 +358,29 @@ def claim(fragment: str, *values: Any, _example: Example | None = None) -> None:
     ClaimError
         If the fragment is missing from the prose above, the prose states
         other numbers, or the numbers differ from `values`.
+
+    Examples
+    --------
+    >>> claim("the weights 0.75 and 0.25", [3 / 4, 1 / 4])
+    >>> claim("the score is −0.25 then", 0.25)
+    Traceback (most recent call last):
+    ...
+    attention_by_hand.book.prose.ClaimError: this check: the prose says −0.25 but the code computes 0.25 (in 'the score is −0.25 then')
     """
     __tracebackhide__ = True
     if not isinstance(fragment, str) or not fragment.strip():
         raise TypeError(
             f"claim() needs a fragment of prose as its first argument; got {fragment!r}"
         )
-    expected = [_parse_number(m.group()) for m in NUMBER.finditer(fragment)]
+    wanted = numbers_in(fragment)
     computed = list(_flatten(values))
     where = "this check"
+    places: list[str] = []
     if _example is not None:
-        segments = _prose_above(_example)
+        segments = prose_above(_example)
         page = os.path.relpath(_example.path)
         where = f"{page}, line {_example.line}"
-        pattern = _fragment_pattern(fragment)
+        pattern = fragment_pattern(fragment)
         found = [(m, offset) for text, offset in segments if (m := pattern.search(text))]
         if not found:
             first = _line_of(_example, segments[0][1] if segments else _example.start)
@@ -139,74 +391,70 @@ def claim(fragment: str, *values: Any, _example: Example | None = None) -> None:
             )
         match, offset = found[0]
         line = _line_of(_example, offset + match.start())
-        written = [match.group(i) for i in range(1, len(expected) + 1)]
-        wanted_texts = [m.group() for m in NUMBER.finditer(fragment)]
-        for said, wanted in zip(written, wanted_texts, strict=True):
-            if _parse_number(said) != _parse_number(wanted):
+        # where each number of the fragment stands: "page, line N"
+        for index, number in enumerate(wanted, start=1):
+            said = match.group(index)
+            number_line = _line_of(_example, offset + match.start(index))
+            places.append(f"{page}, line {number_line}")
+            if _read(said)[0] != number.value:
                 raise ClaimError(
-                    f"{page}, line {line}: the prose says {said} where the check "
-                    f"below it expects {wanted} (in {fragment!r}). Fix whichever is wrong"
+                    f"{page}, line {number_line}: the prose says {said} where the check "
+                    f"below it expects {number.text} (in {fragment!r}). Fix whichever is wrong"
                 )
         where = f"{page}, line {line}"
-    if len(expected) != len(computed):
+    if len(wanted) != len(computed):
         raise ClaimError(
-            f"{where}: {fragment!r} states {len(expected)} number(s) but the check passes "
+            f"{where}: {fragment!r} states {len(wanted)} number(s) but the check passes "
             f"{len(computed)} value(s): {computed}"
         )
-    for text, number, value in zip(
-        (m.group() for m in NUMBER.finditer(fragment)), expected, computed, strict=True
-    ):
-        if not _agrees(text, number, value):
+    for index, (number, value) in enumerate(zip(wanted, computed, strict=True)):
+        if not _agrees(number, value):
+            place = places[index] if _example is not None else where
             raise ClaimError(
-                f"{where}: the prose says {text} but the code computes {_show(value)} "
+                f"{place}: the prose says {number.text} but the code computes {_show(value)} "
                 f"(in {fragment!r})"
             )
 
 
-def numbers_in(text: str) -> list[str]:
-    """The standalone numbers in `text`, as written (used by the coverage test)."""
-    return [m.group() for m in NUMBER.finditer(text)]
-
-
 # ---------------------------------------------------------------------------
-# Helpers
+# Helpers (used by the coverage test too)
 # ---------------------------------------------------------------------------
 
 
-def _prose_above(example: Example) -> list[tuple[str, int]]:
-    """The prose this check covers, as (text, offset) segments.
+def prose_above(example: Example) -> list[tuple[str, int]]:
+    """The text a check in `example` covers, as (text, offset) segments.
 
     It runs from the previous invisible code block (or the top of the page)
-    to this block, leaving out the code of any visible block in between, so
-    that a check may follow the example that computes its numbers.
+    to this block. A visible block in between is a segment of its own, so
+    that a check may quote a comment of the example before it; its shown
+    output is left out (the output check covers it).
     """
     text = example.document.text
     earlier = [r for start, r in example.document.regions if start < example.start]
+    start = 0
     for index in range(len(earlier) - 1, -1, -1):
         if text.startswith("<!--", earlier[index].start):
-            earlier = earlier[index:]
+            start = earlier[index].end
+            earlier = earlier[index + 1 :]
             break
-    else:
-        earlier = [None, *earlier]
     segments = []
-    for region, following in zip(earlier, [*earlier[1:], None], strict=True):
-        start = 0 if region is None else region.end
-        end = example.start if following is None else following.start
-        segments.append((text[start:end], start))
+    for region in earlier:
+        segments.append((text[start : region.start], start))
+        code_end = getattr(region.parsed, "code_end", None) or region.end
+        segments.append((text[region.start : code_end], region.start))
+        start = region.end
+    segments.append((text[start : example.start], start))
     return segments
 
 
-def _line_of(example: Example, position: int) -> int:
-    return example.document.text.count("\n", 0, position) + 1
-
-
-def _fragment_pattern(fragment: str) -> re.Pattern[str]:
+def fragment_pattern(fragment: str) -> re.Pattern[str]:
+    """A pattern matching `fragment` in prose, with a group for each of its numbers."""
     parts: list[str] = []
     last = 0
-    for m in NUMBER.finditer(fragment):
-        parts.append(_words_pattern(fragment[last : m.start()]))
-        parts.append(r"(-?\d+(?:\.\d+)?(?:/\d+)?)")
-        last = m.end()
+    for number in numbers_in(fragment):
+        parts.append(_words_pattern(fragment[last : number.start]))
+        parts.append(f"({NUMBER.pattern})")
+        last = number.end
     parts.append(_words_pattern(fragment[last:]))
     return re.compile("".join(parts))
 
@@ -215,8 +463,8 @@ def _words_pattern(words: str) -> str:
     return r"\s+".join(re.escape(w) for w in re.split(r"\s+", words)) if words else ""
 
 
-def _parse_number(text: str) -> Fraction:
-    return Fraction(text)
+def _line_of(example: Example, position: int) -> int:
+    return example.document.text.count("\n", 0, position) + 1
 
 
 def _flatten(values: Iterable[Any]) -> Iterator[Any]:
@@ -229,23 +477,25 @@ def _flatten(values: Iterable[Any]) -> Iterator[Any]:
             yield value
 
 
-def _agrees(text: str, written: Fraction, value: Any) -> bool:
+def _agrees(number: Number, value: Any) -> bool:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.number)):
         raise TypeError(f"claim() compares numbers; got {value!r} of type {type(value).__name__}")
-    if "." in text:
+    written, half = number.value, number.half_unit
+    if half is not None:
         # a decimal must be the value rounded to the written places; a tie
         # (0.75 written as 0.7 or 0.8) is ambiguous, so write more places
-        half = Fraction(1, 2 * 10 ** len(text.split(".")[1]))
         if isinstance(value, Rational):
             return abs(Fraction(value) - written) < half
         value = float(value)
-        return bool(np.isfinite(value)) and abs(value - float(written)) < float(half) * (1 - 1e-9)
+        return math.isfinite(value) and abs(value - float(written)) < float(half) * (1 - 1e-9)
     if isinstance(value, Rational):
         return Fraction(value) == written
     value = float(value)
-    if not np.isfinite(value):
+    if not math.isfinite(value):
         return False
-    return abs(value - float(written)) <= 1e-9 * max(1.0, abs(float(written)))
+    if written == 0:
+        return abs(value) <= 1e-12  # round-off, e.g. 1e-17 for a zero that cancels
+    return math.isclose(value, float(written), rel_tol=1e-9)
 
 
 def _show(value: Any) -> str:

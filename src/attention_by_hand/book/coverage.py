@@ -1,0 +1,193 @@
+"""Which check backs each number a reader sees, and which numbers have none.
+
+:func:`attention_by_hand.book.prose.claim` fails when a number it quotes
+differs from the computation; it cannot notice a number that no ``claim()``
+quotes. :func:`unchecked_numbers` closes that gap for a page: every number of
+:func:`~attention_by_hand.book.visible_numbers.page_numbers` that is neither
+exempt nor backed by its check is reported, with its line and a ``claim()``
+to add.
+
+* ``prose`` and ``comment`` numbers must lie inside the text matched by a
+  ``claim()`` fragment of the same page, at the first place it matches in
+  the text above its block (the same place ``claim()`` checks), so that a
+  reviewer can go from any number to the check that covers it.
+* ``output`` numbers must lie in a ```` ```output ```` fence that belongs to
+  the ```` ```python ```` block right above it (the page's Sybil run compares
+  them with what the block prints).
+* ``cross-reference`` numbers are checked against the nav by
+  ``tests/test_lesson_claims.py``.
+
+The notebook page (a jupytext percent file) has no Sybil run: its code
+cells call ``claim()`` (imported from :mod:`attention_by_hand.book.prose`)
+when the book is built, which compares the fragment's numbers with the
+values; here each fragment must match the Markdown cells above its cell,
+with the same numbers.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from sybil import Sybil
+
+from attention_by_hand.book.prose import (
+    BlockSource,
+    fragment_pattern,
+    numbers_in,
+    page_parsers,
+    parse_number,
+    prose_above,
+)
+from attention_by_hand.book.visible_numbers import SeenNumber, notebook_markdown, page_numbers
+
+__all__ = ["Claim", "Unchecked", "claims", "unchecked_numbers"]
+
+_CELL = re.compile(r"^# %%.*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One ``claim()`` of a page: its fragment and the span of text it matches.
+
+    ``span`` is ``(-1, -1)`` when the fragment matches nothing (running the
+    page reports that); ``problem`` says what is wrong with it, if anything.
+    """
+
+    fragment: str
+    span: tuple[int, int]
+    line: int
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class Unchecked:
+    """A number a reader sees that no check backs."""
+
+    seen: SeenNumber
+    suggestion: str
+
+    def __str__(self) -> str:
+        return (
+            f"line {self.seen.line}: {self.seen.number.text} ({self.seen.kind}); {self.suggestion}"
+        )
+
+
+def claims(path: Path) -> list[Claim]:
+    """Every ``claim()`` of the page or notebook at `path`, with the text it matches."""
+    if path.suffix == ".py":
+        return _notebook_claims(path)
+    document = Sybil(parsers=page_parsers()).parse(path)
+    found = []
+    for example in document:
+        for fragment in _claim_fragments(str(example.parsed), path, example.line):
+            pattern = fragment_pattern(fragment)
+            span = (-1, -1)
+            for segment, offset in prose_above(example):
+                if match := pattern.search(segment):
+                    span = (offset + match.start(), offset + match.end())
+                    break
+            found.append(Claim(fragment, span, example.line))
+    return found
+
+
+def unchecked_numbers(path: Path) -> list[Unchecked]:
+    """The numbers a reader sees on the page at `path` that no check backs, in order."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".py":
+        text = notebook_markdown(text)
+    covered = [c.span for c in claims(path)]
+    shown = [] if path.suffix == ".py" else _shown_output_spans(path)
+    missing = []
+    for seen in page_numbers(text):
+        if seen.exemption or seen.kind == "cross-reference":
+            continue
+        start, end = seen.number.start, seen.number.end
+        spans = shown if seen.kind == "output" else covered
+        if any(lo <= start and end <= hi for lo, hi in spans):
+            continue
+        if seen.kind == "output":
+            suggestion = "this ```output fence follows no ```python block; put it right under one"
+        else:
+            suggestion = f"add e.g. {_suggested_claim(text, seen)}"
+        missing.append(Unchecked(seen, suggestion))
+    return missing
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+
+
+def _shown_output_spans(path: Path) -> list[tuple[int, int]]:
+    """Spans of the output fences that belong to a Python block of the page."""
+    document = Sybil(parsers=page_parsers()).parse(path)
+    spans = []
+    for example in document:
+        block = example.parsed
+        if isinstance(block, BlockSource) and block.shown is not None:
+            spans.append((block.code_end, example.region.end))
+    return spans
+
+
+def _claim_fragments(code: str, path: Path, line: int) -> list[str]:
+    fragments = []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "claim":
+            first = node.args[0] if node.args else None
+            literal = first.value if isinstance(first, ast.Constant) else None
+            if not isinstance(literal, str):
+                raise ValueError(
+                    f"{path}, block at line {line}: the first argument of claim() must be a "
+                    f"string literal copied from the prose, so that the coverage check can read it"
+                )
+            fragments.append(literal)
+    return fragments
+
+
+def _notebook_claims(path: Path) -> list[Claim]:
+    source = path.read_text(encoding="utf-8")
+    markdown = notebook_markdown(source)
+    found = []
+    above = 0  # the Markdown a cell's claims may quote starts after the last cell with claims
+    cells = [m.start() for m in _CELL.finditer(source)] + [len(source)]
+    for start, end in itertools.pairwise(cells):
+        header = source[start:end].partition("\n")[0]
+        if "[markdown]" in header:
+            continue
+        line = source.count("\n", 0, start) + 1
+        fragments = _claim_fragments(source[start:end], path, line)
+        for fragment in fragments:
+            found.append(_notebook_claim(markdown, above, start, fragment, line))
+        if fragments:
+            above = end
+    return found
+
+
+def _notebook_claim(markdown: str, above: int, start: int, fragment: str, line: int) -> Claim:
+    match = fragment_pattern(fragment).search(markdown, above, start)
+    if match is None:
+        return Claim(fragment, (-1, -1), line, "the Markdown above does not contain it")
+    for index, number in enumerate(numbers_in(fragment), start=1):
+        if parse_number(match.group(index)) != number.value:
+            where = markdown.count("\n", 0, match.start()) + 1
+            problem = (
+                f"line {where}: the prose says {match.group(index)} where the check expects "
+                f"{number.text}"
+            )
+            return Claim(fragment, (-1, -1), line, problem)
+    return Claim(fragment, match.span(), line)
+
+
+def _suggested_claim(text: str, seen: SeenNumber) -> str:
+    """A claim() quoting the words before the number, up to and including it."""
+    line_start = text.rfind("\n", 0, seen.number.start) + 1
+    before = text[line_start : seen.number.start]
+    clause = re.split(r"(?<=[.;:!?])\s+|#\s*|^[ \t>*+-]*(?:\d+[.)])?[ \t]*", before)[-1]
+    words = list(re.finditer(r"\S+", clause))[-6:]
+    fragment = (clause[words[0].start() :] if words else "") + seen.number.text
+    values = ", ".join(f"<value of {n.text}>" for n in numbers_in(fragment))
+    return f"claim({fragment!r}, {values})"
