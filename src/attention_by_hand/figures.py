@@ -523,3 +523,131 @@ def _style(colours: dict[str, str]):
             "svg.fonttype": "none",
         }
     )
+
+
+# ---------------------------------------------------------------------------
+# Figures of lessons 4 to 7
+# ---------------------------------------------------------------------------
+
+
+def qkv_matrices(
+    *,
+    tokens: ArrayLike,
+    w_q: ArrayLike,
+    w_k: ArrayLike,
+    w_v: ArrayLike,
+    palette: Palette = "light",
+) -> Figure:
+    """Queries, keys and values projected from token vectors, with the scores and weights.
+
+    Parameters
+    ----------
+    tokens : array_like, shape ``[n, d_model]``
+        One token vector per row.
+    w_q, w_k : array_like, shape ``[d_model, d_k]``
+        The query and key projections.
+    w_v : array_like, shape ``[d_model, d_v]``
+        The value projection.
+    palette : {"light", "dark"}
+        Colour scheme.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Top: the matrices Q, K and V, one row per token, every entry
+        printed. Bottom: the scaled scores ``Q Kᵀ / √d_k`` and the weights,
+        printed to 3 decimals, each row of weights with its sum.
+    """
+    colours = _palette(palette)
+    x = np.asarray(tokens, dtype=float)
+    mats = [np.asarray(w, dtype=float) for w in (w_q, w_k, w_v)]
+    if x.ndim != 2 or any(m.ndim != 2 or m.shape[0] != x.shape[1] for m in mats):
+        raise ValueError(
+            f"qkv_matrices needs tokens [n, d_model] and projections [d_model, d]; got shapes "
+            f"{x.shape} and {[m.shape for m in mats]}"
+        )
+    q, k, v = (x @ m for m in mats)  # [n, d_model] @ [d_model, d] -> [n, d]
+    d_k = q.shape[1]
+    scores = q @ k.T / np.sqrt(d_k)  # [n, n]
+    w = attention_weights(q, k)  # [n, n]
+    n = len(x)
+    with _style(colours):
+        fig = Figure(figsize=(9.6, 5.6), layout="constrained", facecolor=colours["background"])
+        axes = fig.subplot_mosaic([["q", "k", "v"], ["s", "s", "w"]], height_ratios=[1, 1.1])
+        for key, name, mat in (("q", "Q = X W_Q", q), ("k", "K = X W_K", k), ("v", "V = X W_V", v)):
+            _number_grid(
+                axes[key],
+                mat,
+                rows=[f"{name[0].lower()}{i}" for i in range(n)],
+                columns=None,
+                title=name,
+                colours=colours,
+                shade=None,
+            )
+        _number_grid(
+            axes["s"],
+            scores,
+            rows=[f"query {i}" for i in range(n)],
+            columns=[f"key {j}" for j in range(n)],
+            title=f"scaled scores Q Kᵀ / √{d_k}",
+            colours=colours,
+            shade=None,
+        )
+        _number_grid(
+            axes["w"],
+            w,
+            rows=[f"query {i}" for i in range(n)],
+            columns=[f"key {j}" for j in range(n)],
+            title="weights (each row sums to 1)",
+            colours=colours,
+            shade=w,
+        )
+        axes["q"].set_ylabel("one row per token")
+    return fig
+
+
+def _number_grid(
+    ax,
+    matrix: np.ndarray,
+    *,
+    rows: Sequence[str],
+    columns: Sequence[str] | None,
+    title: str,
+    colours: dict[str, str],
+    shade: np.ndarray | None,
+) -> None:
+    """Draw `matrix` as a grid of printed numbers; `shade` (0 to 1) fills the cells."""
+    n_rows, n_cols = matrix.shape
+    cmap = mpl.colors.LinearSegmentedColormap.from_list(
+        "weights", [colours["background"], colours["allowed"]]
+    )
+    for i in range(n_rows):
+        for j in range(n_cols):
+            face = colours["background"] if shade is None else cmap(float(shade[i, j]))
+            ink = colours["text"]
+            if shade is not None:
+                ink = "#ffffff" if _luminance(face) < 0.179 else "#000000"
+            ax.add_patch(
+                Rectangle((j, i), 1, 1, facecolor=face, edgecolor=colours["grid"], lw=1)
+            )
+            ax.text(
+                j + 0.5,
+                i + 0.5,
+                format_number(matrix[i, j]),
+                ha="center",
+                va="center",
+                color=ink,
+            )
+    ax.set_xlim(0, n_cols)
+    ax.set_ylim(n_rows, 0)
+    ax.set_aspect("equal")
+    ax.set_yticks(np.arange(n_rows) + 0.5, list(rows))
+    if columns is None:
+        ax.set_xticks([])
+    else:
+        ax.set_xticks(np.arange(n_cols) + 0.5, list(columns))
+        ax.xaxis.tick_top()
+    ax.tick_params(length=0)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    ax.set_title(title, pad=18 if columns is not None else 6)

@@ -18,6 +18,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .. import figures
+from ..core import attention_weights
 from .demos import DEMOS
 
 PALETTE_NAMES = ("light", "dark")
@@ -171,6 +172,73 @@ def _demo_weights_figure(demo: str) -> FigureSpec:
 
 
 _SPECS = (*_SPECS, *(_demo_weights_figure(name) for name in DEMOS))
+
+
+# ---------------------------------------------------------------------------
+# Figures of lessons 4 to 7: the numbers in their alt text and captions are
+# formatted from the same inputs the figure is drawn from, never typed.
+# ---------------------------------------------------------------------------
+
+
+def _vectors(rows: Any, letter: str) -> str:
+    """``x0 = (1, 0), x1 = (0, 1)``: each row of `rows`, named by `letter` and position."""
+    return ", ".join(
+        f"{letter}{i} = ({', '.join(figures.format_number(x) for x in row)})"
+        for i, row in enumerate(np.asarray(rows, dtype=float))
+    )
+
+
+def _numbers(values: Any) -> str:
+    """``1, -1 and 0``: the numbers of `values`, formatted like the figures print them."""
+    shown = [figures.format_number(x) for x in np.asarray(values, dtype=float).ravel()]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+
+
+def _matrix(rows: Any) -> str:
+    """``rows (1, 1, 0, 0) and (0, 0, 1, 1)``: a small matrix written row by row."""
+    written = [
+        f"({', '.join(figures.format_number(x) for x in row)})"
+        for row in np.asarray(rows, dtype=float)
+    ]
+    return "rows " + (written[0] if len(written) == 1 else f"{', '.join(written[:-1])} and {written[-1]}")
+
+
+def _qkv_figure() -> FigureSpec:
+    """Lesson 4: Q, K and V from three token vectors, with the scores and weights."""
+    inputs = {
+        "tokens": [[1, 0], [0, 1], [1, 1]],
+        "w_q": [[1, 1, 0, 0], [0, 0, 1, 1]],
+        "w_k": [[2, 0, -2, 0], [0, -2, 2, 0]],
+        "w_v": [[1, 0], [0, 2]],
+    }
+    x = np.asarray(inputs["tokens"], dtype=float)
+    q, k, v = (x @ np.asarray(inputs[w], dtype=float) for w in ("w_q", "w_k", "w_v"))
+    d_k = q.shape[1]
+    scores = q @ k.T / np.sqrt(d_k)
+    weights = attention_weights(q, k)
+    rows = "; ".join(
+        f"Query {i}: scores {_numbers(scores[i])}, weights {_numbers(weights[i])}"
+        for i in range(len(x))
+    )
+    return FigureSpec(
+        name="qkv-matrices",
+        draw=figures.qkv_matrices,
+        inputs=inputs,
+        alt=(
+            f"Top, three grids of numbers: the queries {_vectors(q, 'q')}; the keys "
+            f"{_vectors(k, 'k')}; the values {_vectors(v, 'v')}. Bottom, the scaled scores and "
+            f"the weights as grids with one row per query and one column per key. {rows}."
+        ),
+        caption=(
+            f"Self-attention over three tokens. Inputs: tokens {_vectors(x, 'x')}; W_Q with "
+            f"{_matrix(inputs['w_q'])}; W_K with {_matrix(inputs['w_k'])}; W_V with "
+            f"{_matrix(inputs['w_v'])}; d_k = {d_k}, so the scores are divided by "
+            f"√{d_k} = {figures.format_number(np.sqrt(d_k))}."
+        ),
+    )
+
+
+_SPECS = (*_SPECS, _qkv_figure())
 
 #: Every figure of the book, by name.
 FIGURES: Mapping[str, FigureSpec] = MappingProxyType({spec.name: spec for spec in _SPECS})
