@@ -627,9 +627,7 @@ def _number_grid(
             ink = colours["text"]
             if shade is not None:
                 ink = "#ffffff" if _luminance(face) < 0.179 else "#000000"
-            ax.add_patch(
-                Rectangle((j, i), 1, 1, facecolor=face, edgecolor=colours["grid"], lw=1)
-            )
+            ax.add_patch(Rectangle((j, i), 1, 1, facecolor=face, edgecolor=colours["grid"], lw=1))
             ax.text(
                 j + 0.5,
                 i + 0.5,
@@ -651,3 +649,120 @@ def _number_grid(
     for side in ax.spines.values():
         side.set_visible(False)
     ax.set_title(title, pad=18 if columns is not None else 6)
+
+
+def kv_cache_steps(
+    *,
+    queries: ArrayLike,
+    keys: ArrayLike,
+    values: ArrayLike,
+    scale: float | None = None,
+    palette: Palette = "light",
+) -> Figure:
+    """Generation step by step: the cache grows by one key and value per step.
+
+    Parameters
+    ----------
+    queries : array_like, shape ``[n, d_k]``
+        The query of each step's new token.
+    keys : array_like, shape ``[n, d_k]``
+        The key of each token; step ``t`` appends key ``t`` to the cache.
+    values : array_like, shape ``[n, d_v]``
+        The value of each token, appended with its key.
+    scale : float, optional
+        Factor applied to the dot products. Default: ``1 / sqrt(d_k)``.
+    palette : {"light", "dark"}
+        Colour scheme.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One row per step. The cells of the keys in the cache show the step's
+        weights (the newest key outlined); keys not yet computed are hatched.
+        On the right, the step's output.
+    """
+    colours = _palette(palette)
+    q = np.asarray(queries, dtype=float)
+    k = np.asarray(keys, dtype=float)
+    v = np.asarray(values, dtype=float)
+    if q.ndim != 2 or q.shape != k.shape or v.ndim != 2 or len(v) != len(k):
+        raise ValueError(
+            f"kv_cache_steps needs n queries and n keys of one width and n values; got shapes "
+            f"{q.shape}, {k.shape} and {v.shape}"
+        )
+    n = len(q)
+    # step t: one query over the t + 1 cached keys -> weights [t + 1], output [d_v]
+    steps = [attention_weights(q[t : t + 1], k[: t + 1], scale=scale)[0] for t in range(n)]
+    outputs = [w @ v[: t + 1] for t, w in enumerate(steps)]
+    with _style(colours):
+        fig = Figure(
+            figsize=(1.25 * n + 4.2, 0.75 * n + 1.9),
+            layout="constrained",
+            facecolor=colours["background"],
+        )
+        ax = fig.subplots()
+        for t, w in enumerate(steps):
+            for j in range(n):
+                if j <= t:
+                    face, hatch = colours["background"], None
+                    text, ink = format_number(w[j]), colours["text"]
+                else:
+                    face, hatch, text, ink = colours["blocked"], "//", "not yet", colours["muted"]
+                ax.add_patch(
+                    Rectangle(
+                        (j, t), 1, 1, facecolor=face, edgecolor=colours["grid"], lw=1, hatch=hatch
+                    )
+                )
+                box = None if j <= t else {"facecolor": face, "edgecolor": "none", "pad": 1.5}
+                ax.text(j + 0.5, t + 0.5, text, ha="center", va="center", color=ink, bbox=box)
+            ax.add_patch(
+                Rectangle(
+                    (t + 0.04, t + 0.04),
+                    0.92,
+                    0.92,
+                    fill=False,
+                    edgecolor=colours["accent"],
+                    lw=2.4,
+                )
+            )
+            shown = ", ".join(format_number(x) for x in outputs[t])
+            ax.text(
+                n + 0.2,
+                t + 0.5,
+                f"output ({shown})",
+                ha="left",
+                va="center",
+                color=colours["output"],
+                fontweight="bold",
+            )
+        ax.set_xlim(0, n + 2.2)
+        ax.set_ylim(n, 0)
+        ax.set_xticks(np.arange(n) + 0.5, [f"key {j}" for j in range(n)])
+        ax.set_yticks(
+            np.arange(n) + 0.5,
+            [f"step {t}: {t + 1} cached" for t in range(n)],
+        )
+        ax.xaxis.tick_top()
+        ax.tick_params(length=0)
+        for side in ax.spines.values():
+            side.set_visible(False)
+        fig.legend(
+            handles=[
+                Patch(
+                    facecolor=colours["background"],
+                    edgecolor=colours["accent"],
+                    lw=2.4,
+                    label="key and value added at this step",
+                ),
+                Patch(
+                    facecolor=colours["blocked"],
+                    hatch="//",
+                    edgecolor=colours["muted"],
+                    label="not computed yet",
+                ),
+            ],
+            loc="outside lower center",
+            ncols=2,
+            frameon=False,
+        )
+    return fig

@@ -200,7 +200,9 @@ def _matrix(rows: Any) -> str:
         f"({', '.join(figures.format_number(x) for x in row)})"
         for row in np.asarray(rows, dtype=float)
     ]
-    return "rows " + (written[0] if len(written) == 1 else f"{', '.join(written[:-1])} and {written[-1]}")
+    return "rows " + (
+        written[0] if len(written) == 1 else f"{', '.join(written[:-1])} and {written[-1]}"
+    )
 
 
 def _qkv_figure() -> FigureSpec:
@@ -238,7 +240,41 @@ def _qkv_figure() -> FigureSpec:
     )
 
 
-_SPECS = (*_SPECS, _qkv_figure())
+def _kv_cache_figure() -> FigureSpec:
+    """Lesson 7: lesson 3's causal example generated step by step with a cache."""
+    exps = np.array([[1, 4, 2, 1], [1, 3, 2, 2], [2, 1, 1, 4], [1, 2, 3, 4]])
+    inputs = {
+        "queries": np.log(exps),
+        "keys": np.eye(len(exps)),
+        "values": [[1, 0], [0, 2], [3, 1], [2, 2]],
+        "scale": 1.0,
+    }
+    n = len(exps)
+    steps = []
+    for t in range(n):
+        w = attention_weights(inputs["queries"][t : t + 1], inputs["keys"][: t + 1], scale=1.0)[0]
+        out = w @ np.asarray(inputs["values"][: t + 1], dtype=float)
+        shown = ", ".join(figures.format_number(x) for x in out)
+        steps.append(f"Step {t}: {t + 1} cached, weights {_numbers(w)}, output ({shown})")
+    return FigureSpec(
+        name="kv-cache-steps",
+        draw=figures.kv_cache_steps,
+        inputs=inputs,
+        alt=(
+            f"A grid with one row per generation step and one column per key. Each row shows "
+            f"the weights of that step's query over the keys in the cache, with the newest "
+            f"key outlined, and hatched cells for keys not computed yet. {'; '.join(steps)}."
+        ),
+        caption=(
+            f"Generating {n} tokens with a KV cache. Inputs: the causal example of lesson 3, "
+            f"with query t holding the natural logarithms of row t of the exponentials "
+            f"{'; '.join(_numbers(row) for row in exps)}; keys the unit vectors; values "
+            f"{_vectors(inputs['values'], 'v')}; scale {inputs['scale']:g}."
+        ),
+    )
+
+
+_SPECS = (*_SPECS, _qkv_figure(), _kv_cache_figure())
 
 #: Every figure of the book, by name.
 FIGURES: Mapping[str, FigureSpec] = MappingProxyType({spec.name: spec for spec in _SPECS})
