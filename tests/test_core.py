@@ -8,17 +8,24 @@ against the exact fraction; "exactly 0.0" claims are compared exactly.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
+import warnings
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
-from attention_by_hand.core import (
+from attention_by_hand import (
+    MAX_MASK_CELLS,
+    OnlineStep,
     attention_weights,
     causal_mask,
     masked_softmax,
+    multi_head_attention,
+    online_attention,
+    online_attention_steps,
     padding_mask,
     scaled_dot_product_attention,
     softmax,
@@ -647,3 +654,570 @@ def test_softmax_axis_out_of_range_or_not_an_integer(
 def test_scalar_scores() -> None:
     with pytest.raises(ValueError, match=r"scores must have at least one dimension; got a scalar"):
         softmax(3.0)
+
+
+# ---------------------------------------------------------------------------
+# Precision: nothing is cast down to the dtype of q and k (issue 15, item 5)
+# ---------------------------------------------------------------------------
+
+
+def test_float16_queries_and_keys_keep_float64_values_of_1e5() -> None:
+    # float16 holds at most 65504: 1e5 cast down would be inf
+    q = np.zeros((1, 1), dtype=np.float16)
+    k = np.zeros((2, 1), dtype=np.float16)
+    v = np.array([[1e5], [1e5]])
+    out = scaled_dot_product_attention(q, k, v)
+    assert out.dtype == np.float64
+    # equal scores: weights 1/2 and 1/2, and 1e5/2 + 1e5/2 is exact
+    assert out.tolist() == [[1e5]]
+
+
+@pytest.mark.parametrize(
+    ("qk_dtype", "value"),
+    [(np.float16, 1.0001), (np.float32, 1.00000001)],
+    ids=["float16 q, k and 1.0001", "float32 q, k and 1.00000001"],
+)
+def test_values_finer_than_the_dtype_of_q_and_k_survive(qk_dtype: type, value: float) -> None:
+    assert qk_dtype(value) == 1.0  # the value would be lost in q and k's dtype
+    q = np.array([[0.5]], dtype=qk_dtype)
+    k = np.array([[1.0], [1.0]], dtype=qk_dtype)
+    # equal scores, so weights 1/2 each: the output is the value itself, exactly
+    out = scaled_dot_product_attention(q, k, [[value], [value]])
+    assert out.dtype == np.float64
+    assert out.tolist() == [[value]]
+    steps = online_attention(q, k, [[value], [value]], block_size=1)
+    assert steps.tolist() == [[value]]
+
+
+def test_weights_are_computed_in_the_promoted_dtype_of_q_and_k() -> None:
+    q = np.array([[1.0]], dtype=np.float16)
+    k = np.array([[0.0], [1e-4]])  # float64; in float16 1e-4 would round to 1.0002e-4
+    weights = attention_weights(q, k, scale=1.0)
+    assert weights.dtype == np.float64
+    # w1 / w0 = exp(1e-4) exactly up to float64 rounding
+    assert weights[0, 1] / weights[0, 0] == pytest.approx(math.exp(1e-4), rel=1e-15)
+
+
+def test_all_float32_stays_float32() -> None:
+    q = np.ones((1, 2), dtype=np.float32)
+    out = scaled_dot_product_attention(q, q, q)
+    assert out.dtype == np.float32
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: softmax([1e308, -1e308]),
+        lambda: masked_softmax([1e308, -1e308], [True, True]),
+        # the blocked score is far above the allowed one: x - max overflows there
+        lambda: masked_softmax([-1e308, 1e308], [True, False]),
+        lambda: attention_weights([[1e154]], [[1e154], [-1e154]], scale=1.0),
+    ],
+    ids=["softmax", "masked_softmax", "masked_softmax, blocked far above", "attention_weights"],
+)
+def test_scores_1e308_apart_give_one_and_zero_without_a_warning(call) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # independent of the pytest configuration
+        weights = call()
+    assert np.ravel(weights).tolist() == [1.0, 0.0]
+
+
+# ---------------------------------------------------------------------------
+# Bad option values name the option (issue 15, item 9)
+# ---------------------------------------------------------------------------
+
+BAD_EMPTY_ROWS_CALLS = {
+    "masked_softmax": lambda bad: masked_softmax(SCORES, [True] * 3, empty_rows=bad),
+    "attention_weights": lambda bad: attention_weights(Q1, K1, empty_rows=bad),
+    "scaled_dot_product_attention": lambda bad: scaled_dot_product_attention(
+        Q1, K1, VALUES, empty_rows=bad
+    ),
+    "online_attention": lambda bad: online_attention(Q1, K1, VALUES, block_size=1, empty_rows=bad),
+    "online_attention_steps": lambda bad: online_attention_steps(
+        Q1, K1, VALUES, block_size=1, empty_rows=bad
+    ),
+    "multi_head_attention": lambda bad: multi_head_attention(
+        [[1.0]], [[1.0]], [[1.0]], [[1.0]], [[1.0]], [[1.0]], n_heads=1, empty_rows=bad
+    ),
+}
+
+
+@pytest.mark.parametrize("function", list(BAD_EMPTY_ROWS_CALLS))
+@pytest.mark.parametrize(
+    ("bad", "shown"),
+    [
+        (
+            np.array(["raise", "zeros"]),
+            r"array\(\['raise', 'zeros'\], dtype='<U5'\) of type ndarray",
+        ),
+        (np.array("zeros"), r"array\('zeros', dtype='<U5'\) of type ndarray"),
+        (None, "None of type NoneType"),
+        (0, "0 of type int"),
+    ],
+    ids=["array of strings", "0-d array", "None", "int"],
+)
+def test_empty_rows_that_is_not_a_string(function: str, bad: object, shown: str) -> None:
+    with pytest.raises(
+        TypeError, match=rf"^empty_rows must be the string 'raise' or 'zeros'; got {shown}$"
+    ):
+        BAD_EMPTY_ROWS_CALLS[function](bad)
+
+
+def test_a_long_bad_option_is_shortened_in_the_message() -> None:
+    # repr(np.arange(1000)) runs to several lines; the message keeps 57 characters of it
+    with pytest.raises(TypeError, match=r"got (array\(\[[ 0-9,]+)\.\.\. of type ndarray$") as info:
+        masked_softmax(SCORES, [True] * 3, empty_rows=np.arange(1000))
+    shown = re.search(r"got (.*)\.\.\. of type", str(info.value))
+    assert shown is not None
+    assert len(shown.group(1)) == 57
+
+
+# ---------------------------------------------------------------------------
+# causal_mask: the alignment (issue 13) and the size limit (issue 15, item 9)
+# ---------------------------------------------------------------------------
+
+
+def test_causal_mask_2_queries_over_3_keys_in_both_alignments() -> None:
+    assert causal_mask(2, 3, align="top-left").tolist() == [
+        [T, _, _],
+        [T, T, _],
+    ]
+    # the two queries are positions 1 and 2 of three: the last sees every key
+    assert causal_mask(2, 3, align="bottom-right").tolist() == [
+        [T, T, _],
+        [T, T, T],
+    ]
+
+
+def test_causal_mask_3_queries_over_2_keys_in_both_alignments() -> None:
+    assert causal_mask(3, 2, align="top-left").tolist() == [
+        [T, _],
+        [T, T],
+        [T, T],
+    ]
+    # the triangle ends at the bottom right: query 0 has no key left
+    assert causal_mask(3, 2, align="bottom-right").tolist() == [
+        [_, _],
+        [T, _],
+        [T, T],
+    ]
+
+
+def test_causal_mask_one_new_query_over_a_cache_of_4_keys() -> None:
+    assert causal_mask(1, 4, align="top-left").tolist() == [[T, _, _, _]]
+    assert causal_mask(1, 4, align="bottom-right").tolist() == [[T, T, T, T]]
+
+
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_both_alignments_agree_on_a_square_mask(n: int) -> None:
+    assert causal_mask(n, align="bottom-right").tolist() == causal_mask(n).tolist()
+
+
+@pytest.mark.parametrize(("n_queries", "n_keys"), [(1, 1), (1, 5), (2, 5), (4, 5), (5, 5)])
+def test_bottom_right_rows_are_the_last_rows_of_the_full_square_mask(
+    n_queries: int, n_keys: int
+) -> None:
+    # a decoder with a cache: the L new queries are positions S - L .. S - 1 of S
+    full = causal_mask(n_keys)
+    last_rows = full[n_keys - n_queries :]
+    assert causal_mask(n_queries, n_keys, align="bottom-right").tolist() == last_rows.tolist()
+
+
+def test_causal_mask_of_an_unknown_alignment() -> None:
+    with pytest.raises(
+        ValueError, match=r"^align must be 'top-left' or 'bottom-right'; got 'lower-right'$"
+    ):
+        causal_mask(2, 3, align="lower-right")
+
+
+def test_causal_mask_of_a_non_string_alignment() -> None:
+    with pytest.raises(
+        TypeError,
+        match=r"^align must be the string 'top-left' or 'bottom-right'; got True of type bool$",
+    ):
+        causal_mask(2, 3, align=True)
+
+
+@pytest.mark.parametrize(
+    ("n_queries", "n_keys", "cells"),
+    [(10**6, None, "1e\\+12"), (1, 10**8 + 1, "1e\\+08"), (10**4 + 1, 10**4, "1e\\+08")],
+    ids=["10**6 square", "one cell over the limit", "one row over the limit"],
+)
+def test_causal_mask_refuses_more_than_10_to_the_8_cells(
+    n_queries: int, n_keys: int | None, cells: str
+) -> None:
+    assert MAX_MASK_CELLS == 10**8  # the limit the docstring and message state
+    shown = f"{n_queries}, {n_queries if n_keys is None else n_keys}"
+    with pytest.raises(
+        ValueError,
+        match=rf"^causal_mask\({shown}\) would hold {cells} cells; "
+        r"the limit is n_queries \* n_keys <= 10\*\*8 cells",
+    ):
+        causal_mask(n_queries, n_keys, align="bottom-right")
+
+
+def test_causal_mask_just_under_the_limit_is_built() -> None:
+    # 10**4 rows of 10**3 keys: 10**7 cells, a tenth of the limit, 10 MB
+    mask = causal_mask(10**4, 10**3)
+    assert mask.shape == (10**4, 10**3)
+    assert mask[999].all()
+    assert not mask[998, 999]
+
+
+# ---------------------------------------------------------------------------
+# The online softmax on lesson 2's row, by hand (issue 13, lesson 6)
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("block_size", [1, 2, 3, 4, 100])
+def test_online_attention_of_the_worked_row_is_5_3_and_7_6(block_size: int) -> None:
+    out = online_attention(Q1, K1, VALUES, block_size=block_size, scale=1.0)
+    assert out.shape == (1, 2)
+    assert out[0] == close_to([F(5, 3), F(7, 6)])
+    # and with d_k = 4 and the default scale 1/2
+    out4 = online_attention(Q4, K4, VALUES, block_size=block_size)
+    assert out4[0] == close_to([F(5, 3), F(7, 6)])
+
+
+def test_online_steps_one_key_at_a_time_by_hand() -> None:
+    # exp(scores) = 1, 2, 3. After each key the state is relative to the
+    # running maximum m: sum = (1 + ... + e_j) / e_max, accumulator likewise.
+    steps = online_attention_steps(Q1, K1, VALUES, block_size=1, scale=1.0)
+    assert [s.keys_seen for s in steps] == [1, 2, 3]
+    assert [float(s.running_max[0]) for s in steps] == pytest.approx([0.0, LN2, LN3], rel=1e-15)
+    # sums: 1/1, (1 + 2)/2, (1 + 2 + 3)/3
+    assert [float(s.running_sum[0]) for s in steps] == close_to([F(1), F(3, 2), F(2)])
+    # accumulators: (1, 0); ((1, 0) + 2 (0, 2)) / 2 = (1/2, 2);
+    # ((1, 0) + 2 (0, 2) + 3 (3, 1)) / 3 = (10/3, 7/3)
+    assert steps[0].accumulator[0] == close_to([F(1), F(0)])
+    assert steps[1].accumulator[0] == close_to([F(1, 2), F(2)])
+    assert steps[2].accumulator[0] == close_to([F(10, 3), F(7, 3)])
+    # the output so far is attention over the keys seen so far: key 0 alone
+    # gives v0, keys 0 and 1 give lesson 2's masked row (1/3, 4/3)
+    assert steps[0].output()[0] == close_to([F(1), F(0)])
+    assert steps[1].output()[0] == close_to([F(1, 3), F(4, 3)])
+    assert steps[2].output()[0] == close_to([F(5, 3), F(7, 6)])
+
+
+def test_online_steps_with_a_new_maximum_in_the_second_block() -> None:
+    # block 0 = keys 0, 1 (max ln 2, sum (1 + 2)/2), block 1 = key 2: the new
+    # maximum ln 3 rescales sum and accumulator by exp(ln 2 - ln 3) = 2/3
+    steps = online_attention_steps(Q1, K1, VALUES, block_size=2, scale=1.0)
+    assert [s.keys_seen for s in steps] == [2, 3]
+    assert float(steps[0].running_sum[0]) == pytest.approx(1.5, rel=1e-15)
+    assert steps[0].accumulator[0] == close_to([F(1, 2), F(2)])
+    # 3/2 * 2/3 + 1 = 2; (1/2, 2) * 2/3 + (3, 1) = (10/3, 7/3)
+    assert float(steps[1].running_sum[0]) == pytest.approx(2.0, rel=1e-15)
+    assert steps[1].accumulator[0] == close_to([F(10, 3), F(7, 3)])
+
+
+def test_keys_in_decreasing_order_never_rescale() -> None:
+    # scores ln 3, ln 2, 0: the first key holds the maximum, every later factor is 1
+    k = K1[::-1]
+    v = VALUES[::-1]
+    steps = online_attention_steps(Q1, k, v, block_size=1, scale=1.0)
+    assert [float(s.running_max[0]) for s in steps] == [LN3, LN3, LN3]
+    # sums (3)/3, (3 + 2)/3, (3 + 2 + 1)/3
+    assert [float(s.running_sum[0]) for s in steps] == close_to([F(1), F(5, 3), F(2)])
+    assert steps[-1].output()[0] == close_to([F(5, 3), F(7, 6)])
+
+
+def test_a_fully_masked_block_leaves_the_state_unchanged_and_makes_no_nan() -> None:
+    allowed = [[False, False, True]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        steps = online_attention_steps(Q1, K1, VALUES, block_size=1, scale=1.0, allowed=allowed)
+    for step in steps[:2]:
+        assert step.running_max.tolist() == [-math.inf]
+        assert step.running_sum.tolist() == [0.0]
+        assert step.accumulator.tolist() == [[0.0, 0.0]]
+        assert step.output().tolist() == [[0.0, 0.0]]
+    # key 2 alone: weight 1, output v2 = (3, 1)
+    assert steps[2].running_max == pytest.approx([LN3], rel=1e-15)
+    assert steps[2].running_sum.tolist() == [1.0]
+    assert steps[2].output().tolist() == [[3.0, 1.0]]
+
+
+def test_an_empty_row_stays_minus_infinity_and_gives_zeros_when_asked() -> None:
+    allowed = [[True, True, False], [False, False, False]]
+    q = [[1.0], [1.0]]
+    steps = online_attention_steps(
+        q, K1, VALUES, block_size=2, scale=1.0, allowed=allowed, empty_rows="zeros"
+    )
+    assert [float(s.running_max[1]) for s in steps] == [-math.inf, -math.inf]
+    assert not any(np.isnan(s.accumulator).any() for s in steps)
+    out = online_attention(
+        q, K1, VALUES, block_size=2, scale=1.0, allowed=allowed, empty_rows="zeros"
+    )
+    assert out[1].tolist() == [0.0, 0.0]
+    assert out[0] == close_to([F(1, 3), F(4, 3)])
+
+
+def test_online_steps_are_frozen() -> None:
+    step = online_attention_steps(Q1, K1, VALUES, block_size=2, scale=1.0)[0]
+    assert isinstance(step, OnlineStep)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        step.keys_seen = 3  # type: ignore[misc]
+    with pytest.raises(ValueError, match="read-only"):
+        step.accumulator[0, 0] = 0.0
+
+
+def test_online_attention_is_batched_like_scaled_dot_product_attention() -> None:
+    rng = np.random.default_rng(3)
+    q, k, v = _random(rng, 2, 3, 4, 5), _random(rng, 3, 6, 5), _random(rng, 2, 1, 6, 2)
+    mask = causal_mask(4, 6, align="bottom-right")
+    expected = scaled_dot_product_attention(q, k, v, allowed=mask)
+    out = online_attention(q, k, v, allowed=mask, block_size=4)
+    assert out.shape == expected.shape == (2, 3, 4, 2)
+    np.testing.assert_allclose(out, expected, rtol=1e-12, atol=1e-14)
+    steps = online_attention_steps(q, k, v, allowed=mask, block_size=4)
+    assert steps[-1].running_max.shape == (2, 3, 4)
+    assert steps[-1].accumulator.shape == (2, 3, 4, 2)
+
+
+# The same bad input must give online_attention the same error as
+# scaled_dot_product_attention: (q, k, v, keyword arguments).
+BAD_ATTENTION_INPUT = {
+    "d_k mismatch": (np.ones((1, 3)), np.ones((2, 2)), np.ones((2, 1)), {}),
+    "S mismatch": (np.ones((1, 2)), np.ones((3, 2)), np.ones((2, 4)), {}),
+    "1-D q": ([1.0, 0.0], np.ones((3, 2)), np.ones((3, 2)), {}),
+    "NaN in v": (Q1, K1, [[1.0, 0.0], [math.nan, 2.0], [3.0, 1.0]], {}),
+    "complex k": (Q1, np.array(K1) * 1j, VALUES, {}),
+    "int mask": (Q1, K1, VALUES, {"allowed": np.array([[1, 1, 0]])}),
+    "mask shape": (Q1, K1, VALUES, {"allowed": np.ones((3, 1), dtype=bool)}),
+    "empty row": (Q1, K1, VALUES, {"allowed": [[False, False, False]]}),
+    "empty row, batched": (
+        np.zeros((2, 3, 1)),
+        np.zeros((2, 3, 1)),
+        np.ones((2, 3, 2)),
+        {"allowed": np.arange(18).reshape(2, 3, 3) < 15},  # row (1, 2) is all False
+    ),
+    "scale 0": (Q1, K1, VALUES, {"scale": 0.0}),
+    "scale str": (Q1, K1, VALUES, {"scale": "2"}),
+    "empty_rows bogus": (Q1, K1, VALUES, {"empty_rows": "bogus"}),
+    "scores overflow": ([[1e200]], [[1.0], [1e200], [1e200]], [[1.0], [2.0], [3.0]], {}),
+    "batch q, v": (np.ones((2, 1, 2)), np.ones((4, 2)), np.ones((3, 4, 2)), {}),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_ATTENTION_INPUT))
+@pytest.mark.parametrize("block_size", [1, 2])
+def test_online_attention_gives_the_same_errors(case: str, block_size: int) -> None:
+    q, k, v, kwargs = BAD_ATTENTION_INPUT[case]
+    with pytest.raises((TypeError, ValueError)) as reference:
+        scaled_dot_product_attention(q, k, v, **kwargs)
+    for function in (online_attention, online_attention_steps):
+        with pytest.raises(reference.type) as online:
+            function(q, k, v, block_size=block_size, **kwargs)
+        assert str(online.value) == str(reference.value)
+
+
+@pytest.mark.parametrize(
+    ("block_size", "error", "message"),
+    [
+        (0, ValueError, r"^block_size must be at least 1 \(keys per block\); got 0$"),
+        (-2, ValueError, r"^block_size must be at least 1 \(keys per block\); got -2$"),
+        (2.0, TypeError, r"^block_size must be an integer \(keys per block\); got 2.0 of type"),
+        (True, TypeError, r"^block_size must be an integer .*got True of type bool$"),
+        (None, TypeError, r"^block_size must be an integer .*got None of type NoneType$"),
+    ],
+)
+def test_online_attention_block_size_must_be_a_positive_integer(
+    block_size: object, error: type, message: str
+) -> None:
+    with pytest.raises(error, match=message):
+        online_attention(Q1, K1, VALUES, block_size=block_size)
+
+
+def test_online_attention_accepts_a_numpy_integer_block_size() -> None:
+    out = online_attention(Q1, K1, VALUES, block_size=np.int64(2), scale=1.0)
+    assert out[0] == close_to([F(5, 3), F(7, 6)])
+
+
+# ---------------------------------------------------------------------------
+# Multi-head attention, two heads of width 1 by hand (issue 13, lesson 5)
+# ---------------------------------------------------------------------------
+
+# Three tokens of width d_model = 2, two heads of width d_head = 1.
+# With scale = ln 2 a score of n * ln 2 gives exp = 2**n: every weight is rational.
+MH_X_Q = [[1.0, 1.0], [0.0, 2.0]]
+MH_X_KV = [[0.0, 1.0], [1.0, 0.0], [0.0, 0.0]]
+MH_W_Q = [[1.0, 0.0], [0.0, 1.0]]
+MH_W_K = [[0.0, 1.0], [1.0, 0.0]]  # swaps the columns: K = [[1, 0], [0, 1], [0, 0]]
+MH_W_V = [[1.0, 2.0], [3.0, 4.0]]  # V = [[3, 4], [1, 2], [0, 0]]
+MH_W_O = [[1.0, 0.0], [1.0, 1.0]]  # (a, b) @ W_O = (a + b, b)
+
+
+def test_two_heads_of_width_1_by_hand() -> None:
+    # Q = X_Q: query 0 = (1, 1), query 1 = (0, 2).
+    # Query 0, head 0 (column 0): q = 1, keys 1, 0, 0 -> exp 2, 1, 1 -> 1/2, 1/4, 1/4;
+    #   values 3, 1, 0 -> 3/2 + 1/4 = 7/4.
+    # Query 0, head 1 (column 1): q = 1, keys 0, 1, 0 -> exp 1, 2, 1 -> 1/4, 1/2, 1/4;
+    #   values 4, 2, 0 -> 1 + 1 = 2.   Concatenated (7/4, 2), times W_O: (15/4, 2).
+    # Query 1, head 0: q = 0, equal scores -> 1/3 each; (3 + 1 + 0)/3 = 4/3.
+    # Query 1, head 1: q = 2, keys 0, 1, 0 -> exp 1, 4, 1 -> 1/6, 4/6, 1/6;
+    #   values 4, 2, 0 -> 4/6 + 8/6 = 2.   Concatenated (4/3, 2), times W_O: (10/3, 2).
+    out = multi_head_attention(
+        MH_X_Q, MH_X_KV, MH_W_Q, MH_W_K, MH_W_V, MH_W_O, n_heads=2, scale=LN2
+    )
+    assert out.shape == (2, 2)
+    assert out == close_to([[F(15, 4), F(2)], [F(10, 3), F(2)]])
+
+
+def test_two_heads_of_width_1_with_a_bottom_right_causal_mask() -> None:
+    # causal_mask(2, 3, align="bottom-right") blocks key 2 for query 0 only.
+    # Query 0, head 0: exp 2, 1 -> 2/3, 1/3; values 3, 1 -> 7/3.
+    # Query 0, head 1: exp 1, 2 -> 1/3, 2/3; values 4, 2 -> 8/3.
+    # (7/3, 8/3) @ W_O = (5, 8/3). Query 1 sees every key: (10/3, 2) as before.
+    out = multi_head_attention(
+        MH_X_Q,
+        MH_X_KV,
+        MH_W_Q,
+        MH_W_K,
+        MH_W_V,
+        MH_W_O,
+        n_heads=2,
+        scale=LN2,
+        allowed=causal_mask(2, 3, align="bottom-right"),
+    )
+    assert out == close_to([[F(5), F(8, 3)], [F(10, 3), F(2)]])
+
+
+def test_one_head_is_attention_on_the_projections() -> None:
+    # one head of width 2, identity projections: plain attention on the tokens,
+    # default scale 1/sqrt(2). Query (0, 0) scores 0 everywhere: the mean of
+    # the values (3 + 1 + 0)/3, (4 + 2 + 0)/3 = (4/3, 2).
+    eye = np.eye(2)
+    out = multi_head_attention([[0.0, 0.0]], MH_X_KV, eye, MH_W_K, MH_W_V, eye, n_heads=1)
+    assert out == close_to([[F(4, 3), F(2)]])
+
+
+def test_default_scale_is_one_over_sqrt_of_the_head_width() -> None:
+    rng = np.random.default_rng(4)
+    x = _random(rng, 3, 4)
+    w_q, w_k, w_v, w_o = (_random(rng, 4, 4) for _ in range(4))
+    # two heads of width 2: the default is 1/sqrt(2), not 1/sqrt(d_model) = 1/2
+    default = multi_head_attention(x, x, w_q, w_k, w_v, w_o, n_heads=2)
+    explicit = multi_head_attention(x, x, w_q, w_k, w_v, w_o, n_heads=2, scale=1 / math.sqrt(2))
+    other = multi_head_attention(x, x, w_q, w_k, w_v, w_o, n_heads=2, scale=0.5)
+    np.testing.assert_allclose(default, explicit, rtol=1e-15, atol=0.0)
+    assert not np.allclose(default, other)
+
+
+def test_multi_head_attention_is_batched() -> None:
+    rng = np.random.default_rng(5)
+    x_q, x_kv = _random(rng, 2, 3, 6), _random(rng, 4, 6)
+    w_q, w_k, w_v, w_o = (_random(rng, 6, 6) for _ in range(4))
+    mask = causal_mask(3, 4, align="bottom-right")
+    out = multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads=3, allowed=mask)
+    assert out.shape == (2, 3, 6)
+    for b in range(2):
+        one = multi_head_attention(x_q[b], x_kv, w_q, w_k, w_v, w_o, n_heads=3, allowed=mask)
+        np.testing.assert_allclose(out[b], one, rtol=1e-13, atol=1e-14)
+
+
+def _mha(**changes: object) -> np.ndarray:
+    arguments: dict = {
+        "x_q": MH_X_Q,
+        "x_kv": MH_X_KV,
+        "w_q": MH_W_Q,
+        "w_k": MH_W_K,
+        "w_v": MH_W_V,
+        "w_o": MH_W_O,
+        "n_heads": 2,
+        **changes,
+    }
+    return multi_head_attention(**arguments)
+
+
+@pytest.mark.parametrize(
+    ("changes", "error", "message"),
+    [
+        (
+            {"n_heads": 3, "x_q": np.ones((1, 4)), "x_kv": np.ones((2, 4))},
+            ValueError,
+            r"^n_heads=3 does not divide d_model=4; each head takes d_model // n_heads columns",
+        ),
+        ({"n_heads": 0}, ValueError, r"^n_heads must be at least 1; got 0$"),
+        ({"n_heads": 2.0}, TypeError, r"^n_heads must be an integer; got 2.0 of type float$"),
+        (
+            {"w_o": np.ones((2, 3))},
+            ValueError,
+            (
+                r"^w_o must have shape \[d_model, d_model\] = \(2, 2\) for inputs of width "
+                r"d_model=2; got shape \(2, 3\)$"
+            ),
+        ),
+        (
+            {"w_k": [1.0, 2.0]},
+            ValueError,
+            r"^w_k must have shape \[d_model, d_model\] = \(2, 2\) .*got shape \(2,\)$",
+        ),
+        (
+            {"x_kv": np.ones((3, 4))},
+            ValueError,
+            (
+                r"^x_q and x_kv must have the same width d_model: x_q has shape \(2, 2\) "
+                r"\(d_model=2\), x_kv has shape \(3, 4\) \(d_model=4\)$"
+            ),
+        ),
+        (
+            {"x_q": [1.0, 1.0]},
+            ValueError,
+            r"^x_q must have shape \[\.\.\., L, d_model\]; got a 1-dimensional array",
+        ),
+        (
+            {"x_kv": np.ones((0, 2))},
+            ValueError,
+            r"^x_kv has shape \(0, 2\): at least one key \(S >= 1\) is needed$",
+        ),
+        (
+            {"w_v": [[1.0, math.nan], [0.0, 1.0]]},
+            ValueError,
+            r"^w_v must be finite everywhere \(no NaN or infinity\); found nan at index \(0, 1\)",
+        ),
+        (
+            {"w_q": np.eye(2) * 1j},
+            TypeError,
+            r"^w_q has complex dtype complex128",
+        ),
+        (
+            {"allowed": np.ones((3, 2), dtype=bool)},
+            ValueError,
+            (
+                r"^allowed has shape \(3, 2\), which does not broadcast to the scores "
+                r"\[\.\.\., L, S\] shape \(2, 3\)$"
+            ),
+        ),
+        (
+            {"allowed": [[True, True, True], [False, False, False]]},
+            ValueError,
+            r"^no key is allowed in row\(s\) 1 of scores with shape \(2, 3\)",
+        ),
+        (
+            {"x_q": np.ones((2, 1, 2)), "x_kv": np.ones((3, 3, 2))},
+            ValueError,
+            r"^the leading \(batch\) dimensions of x_q \(2,\) and x_kv \(3,\) do not broadcast$",
+        ),
+        ({"scale": -1.0}, ValueError, r"^scale must be positive and finite; got -1.0$"),
+    ],
+    ids=[
+        "n_heads does not divide",
+        "n_heads 0",
+        "n_heads float",
+        "w_o shape",
+        "1-D w_k",
+        "d_model mismatch",
+        "1-D x_q",
+        "no keys",
+        "NaN weight",
+        "complex weight",
+        "mask shape",
+        "empty row",
+        "batch mismatch",
+        "negative scale",
+    ],
+)
+def test_multi_head_attention_bad_input(changes: dict, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        _mha(**changes)

@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
+    "MAX_MASK_CELLS",
     "attention_weights",
     "causal_mask",
     "masked_softmax",
+    "multi_head_attention",
     "padding_mask",
     "scaled_dot_product_attention",
     "softmax",
@@ -30,6 +32,12 @@ __all__ = [
 
 EmptyRows = Literal["raise", "zeros"]
 _EMPTY_ROWS = ("raise", "zeros")
+CausalAlign = Literal["top-left", "bottom-right"]
+_ALIGNS = ("top-left", "bottom-right")
+
+#: The largest mask :func:`causal_mask` builds, in cells (``n_queries * n_keys``):
+#: 10**8 booleans take 100 MB. A larger request is refused rather than attempted.
+MAX_MASK_CELLS = 10**8
 
 
 # ---------------------------------------------------------------------------
@@ -62,6 +70,9 @@ def softmax(scores: ArrayLike, axis: int = -1) -> NDArray[np.floating]:
 
     Notes
     -----
+    No finite input gives a warning or a NaN: ``softmax([1e308, -1e308])``
+    is ``[1.0, 0.0]``.
+
     .. math:: \operatorname{softmax}(x)_i = \frac{e^{x_i - m}}{\sum_j e^{x_j - m}},
               \quad m = \max_j x_j
 
@@ -79,8 +90,10 @@ def softmax(scores: ArrayLike, axis: int = -1) -> NDArray[np.floating]:
     axis = _check_axis(axis, x.ndim, "scores")
     _check_nonempty_axis(x, axis, "scores")
     _check_finite(x, None, "scores")
-    # [..., n] -> [..., n]
-    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    # [..., n] -> [..., n]. x - max is at most 0; for scores far apart (1e308 and
+    # -1e308) it rounds to -inf, and exp(-inf) is exactly the 0.0 it should be.
+    with np.errstate(over="ignore", under="ignore"):
+        e = np.exp(x - x.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
 
 
@@ -107,7 +120,8 @@ def masked_softmax(
         What to do with a row in which no key is allowed: ``"raise"`` (the
         default) raises ``ValueError`` naming the row(s); ``"zeros"`` returns
         a row of zeros, as PyTorch 2.13's ``scaled_dot_product_attention``
-        does on the CPU.
+        does on the CPU. Any other value, or a value that is not a string,
+        raises.
 
     Returns
     -------
@@ -118,10 +132,12 @@ def masked_softmax(
     Raises
     ------
     TypeError
-        If `scores` is not real or `allowed` is not boolean.
+        If `scores` is not real, `allowed` is not boolean or `empty_rows` is
+        not a string.
     ValueError
         If the shapes do not broadcast, an allowed score is NaN or infinite,
-        a row is empty, or a row has no allowed key and ``empty_rows="raise"``.
+        a row is empty, `empty_rows` is another string, or a row has no
+        allowed key and ``empty_rows="raise"``.
 
     Notes
     -----
@@ -141,12 +157,12 @@ def masked_softmax(
     >>> w.round(4).tolist()
     [0.3333, 0.6667, 0.0]
     """
+    _check_empty_rows_option(empty_rows)
     x = _real_array(scores, "scores")
     axis = _check_axis(axis, x.ndim, "scores")
     _check_nonempty_axis(x, axis, "scores")
     keep = _allowed_array(allowed, x.shape, "allowed", "scores")
     _check_finite(x, keep, "scores")
-    _check_empty_rows_option(empty_rows)
     no_key = ~keep.any(axis=axis, keepdims=True)
     if empty_rows == "raise" and no_key.any():
         raise ValueError(_empty_row_message(np.squeeze(no_key, axis=axis), x.shape, axis))
@@ -181,7 +197,9 @@ def attention_weights(
     Returns
     -------
     ndarray, shape ``[..., L, S]``
-        Row ``i`` holds query ``i``'s weights over the keys.
+        Row ``i`` holds query ``i``'s weights over the keys, in the promoted
+        dtype of `q` and `k` (``numpy.result_type``; integers count as
+        float64): float16 `q` with float64 `k` is computed in float64.
 
     Examples
     --------
@@ -189,14 +207,9 @@ def attention_weights(
     >>> w.round(4).tolist()
     [[0.7311, 0.2689]]
     """
-    qa, ka = _check_qk(q, k)
-    scores, keep = _scores_and_mask(qa, ka, allowed, scale)
-    _check_finite(scores, keep, "scaled scores q @ k.T * scale")
-    _check_empty_rows_option(empty_rows)
-    no_key = ~keep.any(axis=-1)
-    if empty_rows == "raise" and no_key.any():
-        raise ValueError(_empty_row_message(no_key, scores.shape, -1))
-    return _masked_softmax(scores, keep, -1)
+    inputs = _attention_inputs(q, k, None, allowed, scale, empty_rows)
+    scores = _checked_scores(inputs.q, inputs.k, inputs.factor, inputs.keep)
+    return _masked_softmax(scores, inputs.keep, -1)
 
 
 def scaled_dot_product_attention(
@@ -238,6 +251,13 @@ def scaled_dot_product_attention(
 
     (Vaswani et al., 2017), with the mask applied before the softmax.
 
+    **Precision.** Mixed precision is accepted and computed in the promoted
+    dtype of `q`, `k` and `v` (``numpy.result_type``; integers count as
+    float64), which is also the dtype of the result. Nothing is cast down:
+    float16 `q` and `k` with float64 `v` are computed in float64, so a value
+    of ``1e5`` or ``1.0001`` comes out as itself (float16 would give ``inf``
+    and ``1.0``).
+
     Examples
     --------
     >>> import numpy as np
@@ -246,28 +266,157 @@ def scaled_dot_product_attention(
     >>> v = [[1.0, 0.0], [0.0, 2.0], [3.0, 1.0]]
     >>> scaled_dot_product_attention(q, k, v, scale=1.0).round(4).tolist()
     [[1.6667, 1.1667]]
+
+    Values keep their precision when the queries and keys have less:
+
+    >>> q16 = np.zeros((1, 1), dtype=np.float16)
+    >>> scaled_dot_product_attention(q16, q16, [[1.0001]]).tolist()
+    [[1.0001]]
     """
-    qa, ka = _check_qk(q, k)
-    va = _real_array(v, "v")
-    if va.ndim < 2:
-        raise ValueError(f"v must have shape [..., S, d_v]; got a {va.ndim}-dimensional array")
-    if va.shape[-2] != ka.shape[-2]:
+    inputs = _attention_inputs(q, k, v, allowed, scale, empty_rows)
+    return _attend(inputs)
+
+
+def multi_head_attention(
+    x_q: ArrayLike,
+    x_kv: ArrayLike,
+    w_q: ArrayLike,
+    w_k: ArrayLike,
+    w_v: ArrayLike,
+    w_o: ArrayLike,
+    *,
+    n_heads: int,
+    allowed: ArrayLike | None = None,
+    scale: float | None = None,
+    empty_rows: EmptyRows = "raise",
+) -> NDArray[np.floating]:
+    r"""Multi-head attention without biases, as in Vaswani et al. (2017).
+
+    The queries are ``x_q @ w_q``, the keys ``x_kv @ w_k`` and the values
+    ``x_kv @ w_v``. Their ``d_model`` columns are split into `n_heads` equal
+    groups of ``d_head = d_model // n_heads`` consecutive columns (head ``h``
+    takes columns ``h * d_head`` to ``(h + 1) * d_head - 1``); each head runs
+    :func:`scaled_dot_product_attention` on its own columns; the heads'
+    outputs are concatenated in head order and multiplied by `w_o`.
+
+    Parameters
+    ----------
+    x_q : array_like, shape ``[..., L, d_model]``
+        The token vectors the queries are computed from.
+    x_kv : array_like, shape ``[..., S, d_model]``
+        The token vectors the keys and values are computed from (`x_q` again
+        for self-attention).
+    w_q, w_k, w_v, w_o : array_like, shape ``[d_model, d_model]``
+        Projection matrices, applied on the right: ``x @ w``. (PyTorch stores
+        the transposes: ``torch.nn.MultiheadAttention`` computes ``x @ W.T``.)
+    n_heads : int
+        Number of heads; it must divide ``d_model``.
+    allowed : array_like of bool, optional
+        **True means the key may be attended.** Broadcasts to
+        ``[..., L, S]``; the same mask applies to every head.
+    scale : float, optional
+        Positive, finite factor; default ``1 / sqrt(d_head)``.
+    empty_rows : {"raise", "zeros"}, optional
+        Policy for a query with no allowed key; see :func:`masked_softmax`.
+
+    Returns
+    -------
+    ndarray, shape ``[..., L, d_model]``
+        In the promoted dtype of all six arrays (integers count as float64).
+
+    Raises
+    ------
+    TypeError
+        If an array is not real, `allowed` is not boolean, `n_heads` is not
+        an integer or `scale` is not a real number.
+    ValueError
+        If a shape is wrong (each message names the array and its shape),
+        `n_heads` does not divide ``d_model``, an input is not finite, or a
+        query has no allowed key and ``empty_rows="raise"``.
+
+    Examples
+    --------
+    Two heads of width 1, one query and two keys. ``scale=ln 2`` turns the
+    dot products 1 and 0 into the scores ln 2 and 0, so each head gives
+    weight 2/3 to the key whose dot product is 1 and 1/3 to the other.
+    Head 0 reads column 0, where key 0 has the 1: it mixes values 3 and 0
+    into 2/3 * 3 = 2. Head 1 reads column 1, where key 1 has the 1: it
+    mixes values 0 and 6 into 2/3 * 6 = 4.
+
+    >>> import numpy as np
+    >>> eye = np.eye(2)
+    >>> x_q = [[1.0, 1.0]]
+    >>> x_kv = [[1.0, 0.0], [0.0, 1.0]]
+    >>> w_v = [[3.0, 0.0], [0.0, 6.0]]
+    >>> out = multi_head_attention(x_q, x_kv, eye, eye, w_v, eye, n_heads=2, scale=np.log(2))
+    >>> out.round(6).tolist()
+    [[2.0, 4.0]]
+    """
+    _check_empty_rows_option(empty_rows)
+    h = _positive_int(n_heads, "n_heads")
+    xq = _real_array(x_q, "x_q")
+    xkv = _real_array(x_kv, "x_kv")
+    for name, a, axes in (("x_q", xq, "[..., L, d_model]"), ("x_kv", xkv, "[..., S, d_model]")):
+        if a.ndim < 2:
+            raise ValueError(
+                f"{name} must have shape {axes}; got a {a.ndim}-dimensional array of shape {a.shape}"
+            )
+    d_model = xq.shape[-1]
+    if xkv.shape[-1] != d_model:
         raise ValueError(
-            f"k and v must have the same number of keys S: k has shape {ka.shape} "
-            f"(S={ka.shape[-2]}), v has shape {va.shape} (S={va.shape[-2]})"
+            f"x_q and x_kv must have the same width d_model: x_q has shape {xq.shape} "
+            f"(d_model={d_model}), x_kv has shape {xkv.shape} (d_model={xkv.shape[-1]})"
         )
-    if va.shape[-1] == 0:
-        raise ValueError(f"v has shape {va.shape}: d_v must be at least 1")
-    _check_finite(va, None, "v")
-    _check_batch(ka.shape[:-2], va.shape[:-2], "k", "v")
-    _check_batch(qa.shape[:-2], va.shape[:-2], "q", "v")
-    w = attention_weights(qa, ka, allowed=allowed, scale=scale, empty_rows=empty_rows)
-    # [..., L, S] @ [..., S, d_v] -> [..., L, d_v]
-    return w @ va.astype(w.dtype, copy=False)
+    if d_model == 0:
+        raise ValueError(f"x_q has shape {xq.shape}: d_model must be at least 1")
+    if xq.shape[-2] == 0:
+        raise ValueError(f"x_q has shape {xq.shape}: at least one query (L >= 1) is needed")
+    if xkv.shape[-2] == 0:
+        raise ValueError(f"x_kv has shape {xkv.shape}: at least one key (S >= 1) is needed")
+    if d_model % h != 0:
+        raise ValueError(
+            f"n_heads={h} does not divide d_model={d_model}; each head takes "
+            f"d_model // n_heads columns, so d_model must be a multiple of n_heads"
+        )
+    _check_batch(xq.shape[:-2], xkv.shape[:-2], "x_q", "x_kv")
+    named = {"w_q": w_q, "w_k": w_k, "w_v": w_v, "w_o": w_o}
+    weights = [_real_array(w, name) for name, w in named.items()]
+    for name, wa in zip(named, weights, strict=True):
+        if wa.shape != (d_model, d_model):
+            raise ValueError(
+                f"{name} must have shape [d_model, d_model] = {(d_model, d_model)} for "
+                f"inputs of width d_model={d_model}; got shape {wa.shape}"
+            )
+    for name, a in zip(("x_q", "x_kv", *named), (xq, xkv, *weights), strict=True):
+        _check_finite(a, None, name)
+    d_head = d_model // h
+    factor = 1.0 / math.sqrt(d_head) if scale is None else _check_scale(scale)
+    dtype = np.result_type(xq, xkv, *weights)
+    xq, xkv = xq.astype(dtype, copy=False), xkv.astype(dtype, copy=False)
+    wq, wk, wv, wo = (w.astype(dtype, copy=False) for w in weights)
+    batch = np.broadcast_shapes(xq.shape[:-2], xkv.shape[:-2])
+    keep = _keep_mask(allowed, (*batch, xq.shape[-2], xkv.shape[-2]))
+    _check_empty_rows(keep, empty_rows)
+
+    def split(x: NDArray) -> NDArray:
+        # [..., n, d_model] -> [..., n, h, d_head] -> [..., h, n, d_head]
+        return np.swapaxes(x.reshape(*x.shape[:-1], h, d_head), -2, -3)
+
+    # [..., L, d_model] @ [d_model, d_model] -> [..., L, d_model], likewise for S
+    q, k, v = split(xq @ wq), split(xkv @ wk), split(xkv @ wv)
+    # the same mask for every head: [..., L, S] -> [..., 1, L, S] -> [..., h, L, S]
+    head_keep = np.broadcast_to(keep[..., np.newaxis, :, :], (*batch, h, *keep.shape[-2:]))
+    heads = _attend(_Inputs(q, k, v, head_keep, factor))  # [..., h, L, d_head]
+    # [..., h, L, d_head] -> [..., L, h, d_head] -> [..., L, d_model]: heads side by side
+    concat = np.swapaxes(heads, -2, -3)
+    concat = concat.reshape(*concat.shape[:-2], d_model)
+    return concat @ wo  # [..., L, d_model]
 
 
-def causal_mask(n_queries: int, n_keys: int | None = None) -> NDArray[np.bool_]:
-    """Allowed mask in which query ``i`` may attend keys ``0 .. i``.
+def causal_mask(
+    n_queries: int, n_keys: int | None = None, *, align: CausalAlign = "top-left"
+) -> NDArray[np.bool_]:
+    """Allowed mask in which each query may attend the keys up to its own position.
 
     Parameters
     ----------
@@ -275,23 +424,57 @@ def causal_mask(n_queries: int, n_keys: int | None = None) -> NDArray[np.bool_]:
         Number of query positions ``L`` (at least 1).
     n_keys : int, optional
         Number of key positions ``S`` (at least 1). Default: ``n_queries``.
+    align : {"top-left", "bottom-right"}, optional
+        Where the triangle sits when ``L != S``.
+
+        ``"top-left"`` (the default): query ``i`` may attend keys
+        ``0 .. i``, the alignment of PyTorch's ``is_causal=True``.
+
+        ``"bottom-right"``: query ``i`` may attend keys ``0 .. i + S - L``,
+        so the last query sees every key. This is what a decoder with a KV
+        cache needs, where the ``L`` new queries are the last ``L`` of ``S``
+        positions; it is PyTorch's
+        ``torch.nn.attention.bias.causal_lower_right``. With ``L > S`` the
+        first ``L - S`` queries have no allowed key.
+
+        Both alignments agree when ``L == S``.
 
     Returns
     -------
     ndarray of bool, shape ``[L, S]``
-        **True means the key may be attended.** Lower triangular, diagonal
-        included, aligned at the top left when ``L != S`` (the alignment of
-        PyTorch's ``is_causal=True``).
+        **True means the key may be attended.**
+
+    Raises
+    ------
+    TypeError
+        If `n_queries` or `n_keys` is not an integer, or `align` is not a
+        string.
+    ValueError
+        If `n_queries` or `n_keys` is below 1, `align` is another string,
+        or the mask would have more than :data:`MAX_MASK_CELLS` (10**8)
+        cells, ``n_queries * n_keys``.
 
     Examples
     --------
     >>> causal_mask(3).astype(int).tolist()
     [[1, 0, 0], [1, 1, 0], [1, 1, 1]]
+    >>> causal_mask(2, 3).astype(int).tolist()
+    [[1, 0, 0], [1, 1, 0]]
+    >>> causal_mask(2, 3, align="bottom-right").astype(int).tolist()
+    [[1, 1, 0], [1, 1, 1]]
     """
     n_q = _positive_int(n_queries, "n_queries")
     n_k = n_q if n_keys is None else _positive_int(n_keys, "n_keys")
-    # [L, S]: key j is allowed for query i when j <= i
-    return np.tril(np.ones((n_q, n_k), dtype=bool))
+    _check_choice(align, "align", _ALIGNS)
+    if n_q * n_k > MAX_MASK_CELLS:
+        raise ValueError(
+            f"causal_mask({n_q}, {n_k}) would hold {n_q * n_k:.3g} cells; the limit is "
+            f"n_queries * n_keys <= 10**8 cells (MAX_MASK_CELLS, 100 MB of booleans). "
+            f"Build the mask for a block of queries at a time"
+        )
+    # [L, S]: key j is allowed for query i when j <= i + offset
+    offset = 0 if align == "top-left" else n_k - n_q
+    return np.tri(n_q, n_k, k=offset, dtype=bool)
 
 
 def padding_mask(is_real: ArrayLike) -> NDArray[np.bool_]:
@@ -332,29 +515,99 @@ def padding_mask(is_real: ArrayLike) -> NDArray[np.bool_]:
 # ---------------------------------------------------------------------------
 
 
+class _Inputs(NamedTuple):
+    """Validated attention input, every array in one promoted dtype."""
+
+    q: NDArray[np.floating]  # [..., L, d_k]
+    k: NDArray[np.floating]  # [..., S, d_k]
+    v: NDArray[np.floating]  # [..., S, d_v]; an empty [0, 0] array when there are no values
+    keep: NDArray[np.bool_]  # [..., L, S], broadcast over the batch of q and k
+    factor: float  # the scale applied to q @ k.T
+
+
 def _masked_softmax(x: NDArray, keep: NDArray[np.bool_], axis: int) -> NDArray[np.floating]:
     # [..., S] -> [..., S]; rows without an allowed key come out as zeros
     m = np.max(x, axis=axis, keepdims=True, where=keep, initial=-np.inf)
     m = np.where(np.isfinite(m), m, 0.0)
-    e = np.exp(np.where(keep, x - m, -np.inf))  # exp(-inf) is exactly 0.0
+    # x - m is at most 0 where allowed (it may round to -inf: exp gives the right 0.0);
+    # blocked entries may hold anything and are replaced by -inf, whose exp is exactly 0.0
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        e = np.exp(np.where(keep, x - m, -np.inf))
     total = e.sum(axis=axis, keepdims=True)
     return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
 
 
-def _scores_and_mask(
-    q: NDArray, k: NDArray, allowed: ArrayLike | None, scale: float | None
-) -> tuple[NDArray, NDArray[np.bool_]]:
-    d_k = q.shape[-1]
-    factor = 1.0 / math.sqrt(d_k) if scale is None else _check_scale(scale)
-    dtype = np.result_type(q.dtype, k.dtype)
-    # [..., L, d_k] @ [..., d_k, S] -> [..., L, S]
+def _scaled_scores(q: NDArray, k: NDArray, factor: float) -> NDArray:
+    # [..., L, d_k] @ [..., d_k, S] -> [..., L, S]; overflow becomes inf, checked by the caller
     with np.errstate(over="ignore", invalid="ignore"):
-        scores = (q @ np.swapaxes(k, -1, -2)) * dtype.type(factor)
-    if allowed is None:
-        keep = np.ones(scores.shape, dtype=bool)
+        return (q @ np.swapaxes(k, -1, -2)) * q.dtype.type(factor)
+
+
+def _checked_scores(q: NDArray, k: NDArray, factor: float, keep: NDArray[np.bool_]) -> NDArray:
+    scores = _scaled_scores(q, k, factor)
+    _check_finite(scores, keep, "scaled scores q @ k.T * scale")
+    return scores
+
+
+def _attend(inputs: _Inputs) -> NDArray[np.floating]:
+    q, k, v, keep, factor = inputs
+    w = _masked_softmax(_checked_scores(q, k, factor, keep), keep, -1)
+    # [..., L, S] @ [..., S, d_v] -> [..., L, d_v]
+    return w @ v
+
+
+def _attention_inputs(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike | None,
+    allowed: ArrayLike | None,
+    scale: object,
+    empty_rows: object,
+) -> _Inputs:
+    """Validate the arguments of an attention function and promote them to one dtype.
+
+    Everything is checked except the finiteness of the scaled scores, which
+    needs the scores themselves (see :func:`_checked_scores`).
+    """
+    _check_empty_rows_option(empty_rows)
+    qa, ka = _check_qk(q, k)
+    if v is None:
+        va = np.zeros((0, 0), dtype=np.result_type(qa, ka))
     else:
-        keep = _allowed_array(allowed, scores.shape, "allowed", "the scores [..., L, S]")
-    return scores, keep
+        va = _real_array(v, "v")
+        if va.ndim < 2:
+            raise ValueError(f"v must have shape [..., S, d_v]; got a {va.ndim}-dimensional array")
+        if va.shape[-2] != ka.shape[-2]:
+            raise ValueError(
+                f"k and v must have the same number of keys S: k has shape {ka.shape} "
+                f"(S={ka.shape[-2]}), v has shape {va.shape} (S={va.shape[-2]})"
+            )
+        if va.shape[-1] == 0:
+            raise ValueError(f"v has shape {va.shape}: d_v must be at least 1")
+        _check_finite(va, None, "v")
+        _check_batch(ka.shape[:-2], va.shape[:-2], "k", "v")
+        _check_batch(qa.shape[:-2], va.shape[:-2], "q", "v")
+    factor = 1.0 / math.sqrt(qa.shape[-1]) if scale is None else _check_scale(scale)
+    # compute in the promoted dtype: never cast v (or q, or k) down
+    dtype = np.result_type(qa, ka, va)
+    qa, ka, va = (a.astype(dtype, copy=False) for a in (qa, ka, va))
+    shape = (*np.broadcast_shapes(qa.shape[:-2], ka.shape[:-2]), qa.shape[-2], ka.shape[-2])
+    keep = _keep_mask(allowed, shape)
+    _check_empty_rows(keep, empty_rows)
+    return _Inputs(qa, ka, va, keep, factor)
+
+
+def _keep_mask(allowed: ArrayLike | None, shape: tuple[int, ...]) -> NDArray[np.bool_]:
+    # [..., L, S], read-only (a broadcast view)
+    if allowed is None:
+        return np.broadcast_to(np.True_, shape)
+    return _allowed_array(allowed, shape, "allowed", "the scores [..., L, S]")
+
+
+def _check_empty_rows(keep: NDArray[np.bool_], empty_rows: object) -> None:
+    no_key = ~keep.any(axis=-1)
+    if empty_rows == "raise" and no_key.any():
+        raise ValueError(_empty_row_message(no_key, keep.shape, -1))
 
 
 # ---------------------------------------------------------------------------
@@ -471,8 +724,19 @@ def _check_scale(scale: object) -> float:
 
 
 def _check_empty_rows_option(empty_rows: object) -> None:
-    if empty_rows not in _EMPTY_ROWS:
-        raise ValueError(f"empty_rows must be 'raise' or 'zeros'; got {empty_rows!r}")
+    _check_choice(empty_rows, "empty_rows", _EMPTY_ROWS)
+
+
+def _check_choice(value: object, name: str, choices: tuple[str, ...]) -> None:
+    allowed = " or ".join(repr(c) for c in choices)
+    if not isinstance(value, str):
+        shown = repr(value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise TypeError(
+            f"{name} must be the string {allowed}; got {shown} of type {type(value).__name__}"
+        )
+    if value not in choices:
+        raise ValueError(f"{name} must be {allowed}; got {value!r}")
 
 
 def _positive_int(n: object, name: str) -> int:
