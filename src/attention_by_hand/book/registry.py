@@ -274,7 +274,89 @@ def _kv_cache_figure() -> FigureSpec:
     )
 
 
-_SPECS = (*_SPECS, _qkv_figure(), _kv_cache_figure())
+def _online_softmax_figure() -> FigureSpec:
+    """Lesson 6: lesson 2's row, one key at a time, with the online softmax's state."""
+    from ..online import online_attention_steps
+
+    exps = np.array([1.0, 2.0, 3.0])
+    inputs = {"scores": np.log(exps), "values": [[1, 0], [0, 2], [3, 1]], "block_size": 1}
+    steps = online_attention_steps(
+        np.ones((1, 1)),
+        inputs["scores"][:, np.newaxis],
+        np.asarray(inputs["values"], dtype=float),
+        block_size=inputs["block_size"],
+        scale=1.0,
+    )
+
+    def pair(row: Any) -> str:
+        return "(" + ", ".join(figures.format_number(x) for x in row) + ")"
+
+    states = "; ".join(
+        f"after block {b}: keys seen {step.keys_seen}, running maximum "
+        f"{figures.format_number(step.running_max[0])}, running sum "
+        f"{figures.format_number(step.running_sum[0])}, accumulator {pair(step.accumulator[0])}, "
+        f"accumulator divided by the sum {pair(step.output()[0])}"
+        for b, step in enumerate(steps)
+    )
+    scores = ", ".join(f"ln {figures.format_number(e)}" for e in exps)
+    return FigureSpec(
+        name="online-softmax-steps",
+        draw=figures.online_softmax_steps,
+        inputs=inputs,
+        alt=(
+            f"Top, bars for the scores {_numbers(inputs['scores'])} of keys 0 to "
+            f"{len(exps) - 1}, one block per key, with the running maximum drawn as a line "
+            f"that rises with each block. Bottom, a table of the state: {states}."
+        ),
+        caption=(
+            f"The online softmax, one key per block. Inputs: scores {scores}; values "
+            f"{_vectors(inputs['values'], 'v')}; block size {inputs['block_size']}."
+        ),
+    )
+
+
+def _multi_head_figure() -> FigureSpec:
+    """Lesson 5: the weights of two heads of width 1 over lesson 4's three tokens."""
+    inputs = {
+        "tokens": [[1, 0], [0, 1], [1, 1]],
+        "w_q": [[1, 1], [1, -1]],
+        "w_k": [[2, -1], [-1, 2]],
+        "n_heads": 2,
+    }
+    x = np.asarray(inputs["tokens"], dtype=float)
+    q = x @ np.asarray(inputs["w_q"], dtype=float)
+    k = x @ np.asarray(inputs["w_k"], dtype=float)
+    width = x.shape[1] // inputs["n_heads"]
+    heads = []
+    for h in range(inputs["n_heads"]):
+        cols = slice(h * width, (h + 1) * width)
+        w = attention_weights(q[:, cols], k[:, cols])
+        rows = "; ".join(f"query {i}: {_numbers(np.round(w[i], 3))}" for i in range(len(x)))
+        heads.append(f"Head {h}, {rows}")
+    return FigureSpec(
+        name="mha-heads",
+        draw=figures.multi_head_weights,
+        inputs=inputs,
+        alt=(
+            f"Two grids of attention weights side by side, one per head, rows for queries 0 to "
+            f"{len(x) - 1} and columns for keys 0 to {len(x) - 1}, shaded by weight. "
+            f"{'. '.join(heads)}."
+        ),
+        caption=(
+            f"The weights of {inputs['n_heads']} heads of width {width}. Inputs: tokens "
+            f"{_vectors(x, 'x')}; W_Q with {_matrix(inputs['w_q'])}; W_K with "
+            f"{_matrix(inputs['w_k'])}; head h uses column h of each."
+        ),
+    )
+
+
+_SPECS = (
+    *_SPECS,
+    _qkv_figure(),
+    _multi_head_figure(),
+    _online_softmax_figure(),
+    _kv_cache_figure(),
+)
 
 #: Every figure of the book, by name.
 FIGURES: Mapping[str, FigureSpec] = MappingProxyType({spec.name: spec for spec in _SPECS})
