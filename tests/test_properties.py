@@ -16,9 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from attention_by_hand.core import (
+from attention_by_hand import (
     attention_weights,
     masked_softmax,
+    multi_head_attention,
+    online_attention,
+    online_attention_steps,
     scaled_dot_product_attention,
 )
 
@@ -91,16 +94,18 @@ def scores_and_mask(
 
 
 @st.composite
-def attention_inputs(draw: st.DrawFn) -> tuple[np.ndarray, ...]:
-    """q [L, d_k], k [S, d_k], v [S, d_v] and an allowed mask [L, S] with a key per row."""
+def attention_inputs(draw: st.DrawFn, at_least_one: bool = True) -> tuple[np.ndarray, ...]:
+    """q [L, d_k], k [S, d_k], v [S, d_v] and an allowed mask [L, S];
+    with `at_least_one`, each query keeps a key."""
     n_q, n_k = draw(st.integers(1, 4)), draw(st.integers(1, MAX_KEYS))
     d_k, d_v = draw(st.integers(1, 4)), draw(st.integers(1, 3))
     q = draw(hnp.arrays(np.float64, (n_q, d_k), elements=entries))
     k = draw(hnp.arrays(np.float64, (n_k, d_k), elements=entries))
     v = draw(hnp.arrays(np.float64, (n_k, d_v), elements=entries))
     allowed = draw(hnp.arrays(np.bool_, (n_q, n_k)))
-    keep = draw(st.lists(st.integers(0, n_k - 1), min_size=n_q, max_size=n_q))
-    allowed[np.arange(n_q), keep] = True
+    if at_least_one:
+        keep = draw(st.lists(st.integers(0, n_k - 1), min_size=n_q, max_size=n_q))
+        allowed[np.arange(n_q), keep] = True
     return q, k, v, allowed
 
 
@@ -254,3 +259,146 @@ def test_dot_products_around_1e4_neither_overflow_nor_lose_the_answer(
     # the extra component adds 100 * 100 = 1e4 to every score of a row: no change
     expected = py_attention(q.tolist(), k.tolist(), v.tolist(), allowed.tolist(), scale=1.0)
     np.testing.assert_allclose(out, expected, rtol=1e-9, atol=1e-10)
+
+
+# ---------------------------------------------------------------------------
+# The online softmax against scaled_dot_product_attention and plain Python
+# ---------------------------------------------------------------------------
+
+block_sizes = st.integers(1, MAX_KEYS + 1)
+
+
+@PROPERTY
+@given(attention_inputs(), block_sizes)
+def test_online_attention_equals_scaled_dot_product_attention(
+    case: tuple[np.ndarray, ...], block_size: int
+) -> None:
+    q, k, v, allowed = case
+    out = online_attention(q, k, v, allowed=allowed, block_size=block_size)
+    np.testing.assert_allclose(
+        out, scaled_dot_product_attention(q, k, v, allowed=allowed), rtol=1e-12, atol=1e-13
+    )
+    expected = py_attention(q.tolist(), k.tolist(), v.tolist(), allowed.tolist())
+    np.testing.assert_allclose(out, expected, rtol=1e-11, atol=1e-13)
+
+
+@PROPERTY
+@given(attention_inputs(at_least_one=False), block_sizes)
+def test_online_attention_with_empty_rows_as_zeros(
+    case: tuple[np.ndarray, ...], block_size: int
+) -> None:
+    q, k, v, allowed = case
+    out = online_attention(q, k, v, allowed=allowed, block_size=block_size, empty_rows="zeros")
+    reference = scaled_dot_product_attention(q, k, v, allowed=allowed, empty_rows="zeros")
+    np.testing.assert_allclose(out, reference, rtol=1e-12, atol=1e-13)
+    assert np.all(out[~allowed.any(axis=-1)] == 0.0)
+
+
+@PROPERTY
+@given(attention_inputs(), block_sizes, st.integers(1, 3), st.integers(1, 2))
+def test_batched_online_attention_equals_scaled_dot_product_attention(
+    case: tuple[np.ndarray, ...], block_size: int, batch: int, heads: int
+) -> None:
+    q, k, v, allowed = case
+    factors = np.arange(1, batch * heads + 1, dtype=float).reshape(batch, heads, 1, 1)
+    qb, kb, vb = q * factors, k / factors, v + factors
+    out = online_attention(qb, kb, vb, allowed=allowed, block_size=block_size)
+    assert out.shape == (batch, heads, *q.shape[:-1], v.shape[-1])
+    reference = scaled_dot_product_attention(qb, kb, vb, allowed=allowed)
+    np.testing.assert_allclose(out, reference, rtol=1e-12, atol=1e-12)
+
+
+@PROPERTY
+@given(attention_inputs(at_least_one=False), block_sizes)
+def test_each_online_step_is_attention_over_the_keys_seen_so_far(
+    case: tuple[np.ndarray, ...], block_size: int
+) -> None:
+    q, k, v, allowed = case
+    n_k = len(k)
+    steps = online_attention_steps(
+        q, k, v, allowed=allowed, block_size=block_size, empty_rows="zeros"
+    )
+    assert [s.keys_seen for s in steps] == [
+        min(stop, n_k) for stop in range(block_size, n_k + block_size, block_size)
+    ]
+    # [L][S] scores by plain Python, default scale 1/sqrt(d_k)
+    scale = 1.0 / math.sqrt(q.shape[1])
+    scores_by_query = np.array(
+        [
+            [math.fsum(a * b for a, b in zip(q_row, k_row, strict=True)) * scale for k_row in k]
+            for q_row in q.tolist()
+        ]
+    )
+    for step in steps:
+        seen = step.keys_seen
+        prefix = allowed[:, :seen]
+        prefix_out = py_attention(q.tolist(), k[:seen].tolist(), v[:seen].tolist(), prefix.tolist())
+        np.testing.assert_allclose(step.output(), prefix_out, rtol=1e-11, atol=1e-13)
+        for i in range(len(q)):
+            kept = scores_by_query[i, :seen][prefix[i]]
+            if kept.size == 0:
+                assert step.running_max[i] == -math.inf
+                assert step.running_sum[i] == 0.0
+                assert np.all(step.accumulator[i] == 0.0)
+            else:
+                assert step.running_max[i] == pytest.approx(kept.max(), rel=1e-12, abs=1e-14)
+                # the sum relative to the running maximum
+                total = math.fsum(math.exp(s - kept.max()) for s in kept)
+                assert step.running_sum[i] == pytest.approx(total, rel=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# Multi-head attention against plain Python
+# ---------------------------------------------------------------------------
+
+
+def py_matmul(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
+    return [
+        [math.fsum(x * y for x, y in zip(row, col, strict=True)) for col in zip(*b, strict=True)]
+        for row in a
+    ]
+
+
+def py_multi_head_attention(
+    x_q: list[list[float]],
+    x_kv: list[list[float]],
+    w: list[list[list[float]]],
+    n_heads: int,
+    allowed: list[list[bool]],
+) -> list[list[float]]:
+    """Each head on its own columns, by loops; heads side by side, then W_O."""
+    w_q, w_k, w_v, w_o = w
+    q, k, v = py_matmul(x_q, w_q), py_matmul(x_kv, w_k), py_matmul(x_kv, w_v)
+    d_head = len(w_q) // n_heads
+    concat: list[list[float]] = [[] for _ in x_q]
+    for h in range(n_heads):
+        cols = slice(h * d_head, (h + 1) * d_head)
+        head = py_attention(
+            [r[cols] for r in q], [r[cols] for r in k], [r[cols] for r in v], allowed
+        )
+        for i, row in enumerate(head):
+            concat[i].extend(row)
+    return py_matmul(concat, w_o)
+
+
+@PROPERTY
+@given(st.data(), st.integers(1, 3), st.integers(1, 3))
+def test_multi_head_attention_agrees_with_plain_python(
+    data: st.DataObject, n_heads: int, d_head: int
+) -> None:
+    d_model = n_heads * d_head
+    n_q, n_k = data.draw(st.integers(1, 3), label="L"), data.draw(st.integers(1, 4), label="S")
+    small = st.floats(-1.5, 1.5, allow_nan=False, allow_infinity=False)
+    x_q = data.draw(hnp.arrays(np.float64, (n_q, d_model), elements=small), label="x_q")
+    x_kv = data.draw(hnp.arrays(np.float64, (n_k, d_model), elements=small), label="x_kv")
+    w = [
+        data.draw(hnp.arrays(np.float64, (d_model, d_model), elements=small), label=name)
+        for name in ("w_q", "w_k", "w_v", "w_o")
+    ]
+    allowed = data.draw(hnp.arrays(np.bool_, (n_q, n_k)), label="allowed")
+    allowed[:, data.draw(st.integers(0, n_k - 1), label="a key every query keeps")] = True
+    out = multi_head_attention(x_q, x_kv, *w, n_heads=n_heads, allowed=allowed)
+    expected = py_multi_head_attention(
+        x_q.tolist(), x_kv.tolist(), [a.tolist() for a in w], n_heads, allowed.tolist()
+    )
+    np.testing.assert_allclose(out, expected, rtol=1e-10, atol=1e-11)

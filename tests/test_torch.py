@@ -16,9 +16,11 @@ import os
 import numpy as np
 import pytest
 
-from attention_by_hand.core import (
+from attention_by_hand import (
     attention_weights,
     causal_mask,
+    multi_head_attention,
+    online_attention,
     scaled_dot_product_attention,
 )
 
@@ -29,6 +31,7 @@ INSTALL_HINT = "`.venv/bin/pip install torch==2.13.0` to run the cross-check"
 try:
     import torch
     import torch.nn.functional as F
+    from torch.nn.attention.bias import causal_lower_right
 except ImportError:
     torch = None
 if torch is None:
@@ -203,3 +206,163 @@ def test_multihead_attention_boolean_masks_mean_not_allowed() -> None:
     # and scaled_dot_product_attention reads the same boolean array the other way round
     sdpa = _torch(q, k, v, allowed)
     np.testing.assert_allclose(sdpa, ours, rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# causal_mask's two alignments against is_causal and causal_lower_right
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("precision", list(PRECISION))
+@pytest.mark.parametrize("shape", SHAPES, ids=SHAPE_IDS)
+def test_top_left_alignment_matches_is_causal(shape: tuple, precision: str) -> None:
+    dtype, tol = PRECISION[precision]
+    _, n_q, n_k = shape[:3]
+    q, k, v = _inputs(70, shape, dtype)
+    mask = causal_mask(n_q, n_k, align="top-left")
+    ours = scaled_dot_product_attention(q, k, v, allowed=mask)
+    np.testing.assert_allclose(ours, _torch(q, k, v, is_causal=True), rtol=tol, atol=tol)
+    # and the mask itself, handed to torch, gives the same as is_causal
+    np.testing.assert_allclose(
+        _torch(q, k, v, mask), _torch(q, k, v, is_causal=True), rtol=tol, atol=tol
+    )
+
+
+def _torch_lower_right(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
+    bias = causal_lower_right(q.shape[-2], k.shape[-2])
+    out = F.scaled_dot_product_attention(
+        torch.from_numpy(q), torch.from_numpy(k), torch.from_numpy(v), attn_mask=bias
+    )
+    return out.numpy()
+
+
+@pytest.mark.parametrize("precision", list(PRECISION))
+@pytest.mark.parametrize("shape", [s for s in SHAPES if s[1] <= s[2]], ids=lambda s: str(s))
+def test_bottom_right_alignment_matches_causal_lower_right(shape: tuple, precision: str) -> None:
+    dtype, tol = PRECISION[precision]
+    _, n_q, n_k = shape[:3]
+    q, k, v = _inputs(80, shape, dtype)
+    ours = scaled_dot_product_attention(
+        q, k, v, allowed=causal_mask(n_q, n_k, align="bottom-right")
+    )
+    np.testing.assert_allclose(ours, _torch_lower_right(q, k, v), rtol=tol, atol=tol)
+    if n_q < n_k:  # the alignments differ, and so do the outputs
+        assert not np.allclose(ours, _torch(q, k, v, is_causal=True), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("shape", [s for s in SHAPES if s[1] > s[2]], ids=lambda s: str(s))
+def test_bottom_right_with_more_queries_than_keys(shape: tuple) -> None:
+    # The first L - S queries have no allowed key. torch 2.13 warns that they
+    # will be NaN, yet on the CPU it returns zeros for them, as it does for any
+    # fully masked row: the same as empty_rows="zeros".
+    _, n_q, n_k = shape[:3]
+    q, k, v = _inputs(90, shape, np.float64)
+    with pytest.warns(UserWarning, match="will produce NaNs"):
+        theirs = _torch_lower_right(q, k, v)
+    mask = causal_mask(n_q, n_k, align="bottom-right")
+    ours = scaled_dot_product_attention(q, k, v, allowed=mask, empty_rows="zeros")
+    empty = n_q - n_k
+    assert np.all(theirs[..., :empty, :] == 0.0)
+    assert np.all(ours[..., :empty, :] == 0.0)
+    assert np.all(ours[..., empty:, :] != 0.0)  # the other rows are not trivially zero
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match=r"no key is allowed in row\(s\)"):
+        scaled_dot_product_attention(q, k, v, allowed=mask)
+
+
+# ---------------------------------------------------------------------------
+# online_attention against torch
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("precision", list(PRECISION))
+@pytest.mark.parametrize("shape", SHAPES, ids=SHAPE_IDS)
+@pytest.mark.parametrize("block_size", [1, 2, 3, 100])
+def test_online_attention_matches_torch(shape: tuple, precision: str, block_size: int) -> None:
+    dtype, tol = PRECISION[precision]
+    batch, n_q, n_k = shape[:3]
+    q, k, v = _inputs(100, shape, dtype)
+    mask = _random_mask(101, (*batch, n_q, n_k))
+    ours = online_attention(q, k, v, allowed=mask, block_size=block_size)
+    assert ours.dtype == dtype
+    np.testing.assert_allclose(ours, _torch(q, k, v, mask), rtol=tol, atol=tol)
+    unmasked = online_attention(q, k, v, block_size=block_size, scale=0.3)
+    np.testing.assert_allclose(unmasked, _torch(q, k, v, scale=0.3), rtol=tol, atol=tol)
+
+
+def test_online_attention_with_empty_rows_matches_torch_zeros() -> None:
+    q, k, v = _inputs(110, ((2,), 4, 5, 3, 2), np.float64)
+    mask = _random_mask(111, (2, 4, 5))
+    mask[1, 3, :] = False
+    theirs = _torch(q, k, v, mask)
+    assert np.all(theirs[1, 3] == 0.0)
+    for block_size in (1, 2, 5):
+        ours = online_attention(q, k, v, allowed=mask, block_size=block_size, empty_rows="zeros")
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# multi_head_attention against torch.nn.MultiheadAttention
+# ---------------------------------------------------------------------------
+
+
+def _torch_mha(
+    x_q: np.ndarray,
+    x_kv: np.ndarray,
+    weights: list[np.ndarray],
+    n_heads: int,
+    allowed: np.ndarray | None = None,
+) -> np.ndarray:
+    """torch.nn.MultiheadAttention without biases, its weights set to ours.
+
+    torch computes ``x @ W.T``: its in_proj_weight stacks W_Q.T, W_K.T, W_V.T
+    and its out_proj.weight is W_O.T. Its boolean attn_mask is True where a
+    key is *not* allowed, so it gets ``~allowed``.
+    """
+    w_q, w_k, w_v, w_o = weights
+    d_model = w_q.shape[0]
+    mha = torch.nn.MultiheadAttention(
+        d_model, n_heads, bias=False, batch_first=True, dtype=torch.float64
+    )
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(torch.from_numpy(np.concatenate([w_q.T, w_k.T, w_v.T])))
+        mha.out_proj.weight.copy_(torch.from_numpy(w_o.T))
+        attn_mask = None if allowed is None else torch.from_numpy(~allowed)
+        tq, tkv = torch.from_numpy(x_q), torch.from_numpy(x_kv)
+        out, _ = mha.eval()(tq, tkv, tkv, attn_mask=attn_mask, need_weights=False)
+    return out.numpy()
+
+
+MHA_CASES = [
+    # (batch, L, S, d_model, n_heads)
+    (1, 3, 3, 2, 2),
+    (2, 4, 6, 6, 3),
+    (3, 5, 2, 8, 2),
+    (2, 1, 7, 4, 4),
+    (1, 3, 3, 4, 1),
+]
+
+
+@pytest.mark.parametrize("case", MHA_CASES, ids=lambda c: "B{}-L{}-S{}-d{}-h{}".format(*c))
+@pytest.mark.parametrize("masked", [False, True], ids=["no mask", "bottom-right causal"])
+def test_multi_head_attention_matches_torch(case: tuple, masked: bool) -> None:
+    batch, n_q, n_k, d_model, n_heads = case
+    rng = np.random.default_rng(120)
+    x_q = rng.standard_normal((batch, n_q, d_model))
+    x_kv = rng.standard_normal((batch, n_k, d_model))
+    weights = [rng.standard_normal((d_model, d_model)) for _ in range(4)]
+    allowed = causal_mask(n_q, n_k, align="bottom-right") if masked and n_q <= n_k else None
+    ours = multi_head_attention(x_q, x_kv, *weights, n_heads=n_heads, allowed=allowed)
+    theirs = _torch_mha(x_q, x_kv, weights, n_heads, allowed)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+
+
+def test_multi_head_attention_transposed_weights_do_not_match_torch() -> None:
+    # the convention matters: handing torch our W without transposing differs
+    rng = np.random.default_rng(130)
+    x = rng.standard_normal((1, 3, 4))
+    weights = [rng.standard_normal((4, 4)) for _ in range(4)]
+    ours = multi_head_attention(x, x, *weights, n_heads=2)
+    untransposed = _torch_mha(x, x, [w.T for w in weights], 2)
+    assert not np.allclose(ours, untransposed)
+    np.testing.assert_allclose(ours, _torch_mha(x, x, weights, 2), rtol=1e-12, atol=1e-12)

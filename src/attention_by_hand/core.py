@@ -242,7 +242,19 @@ def scaled_dot_product_attention(
     Returns
     -------
     ndarray, shape ``[..., L, d_v]``
-        Row ``i`` is ``sum_j w[i, j] * v[j]``.
+        Row ``i`` is ``sum_j w[i, j] * v[j]``, in the promoted dtype of `q`,
+        `k` and `v` (see Notes).
+
+    Raises
+    ------
+    TypeError
+        If `q`, `k` or `v` is not real, `allowed` is not boolean, `scale` is
+        not a real number or `empty_rows` is not a string.
+    ValueError
+        If a shape is wrong (each message names the array and its shape),
+        an input or a scaled score at an allowed position is not finite,
+        `scale` is not positive, `empty_rows` is another string, or a query
+        has no allowed key and ``empty_rows="raise"``.
 
     Notes
     -----
@@ -605,7 +617,7 @@ def _keep_mask(allowed: ArrayLike | None, shape: tuple[int, ...]) -> NDArray[np.
 
 
 def _check_empty_rows(keep: NDArray[np.bool_], empty_rows: object) -> None:
-    no_key = ~keep.any(axis=-1)
+    no_key = np.logical_not(keep.any(axis=-1))  # [..., L]
     if empty_rows == "raise" and no_key.any():
         raise ValueError(_empty_row_message(no_key, keep.shape, -1))
 

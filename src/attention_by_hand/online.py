@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 from .core import (
     EmptyRows,
     _attention_inputs,
+    _check_finite,
     _checked_scores,
     _Inputs,
     _scaled_scores,
@@ -39,8 +40,8 @@ __all__ = ["OnlineStep", "online_attention", "online_attention_steps"]
 class OnlineStep:
     """The running state of the online softmax after one block of keys.
 
-    The arrays are read-only. With ``m`` the running maximum of a query's
-    allowed scores so far and ``s_j`` the score of key ``j``:
+    Below, ``s_j`` is a query's scaled score for key ``j`` and ``m`` its
+    running maximum. The arrays are read-only.
 
     Attributes
     ----------
@@ -242,6 +243,8 @@ def _run(inputs: _Inputs, block_size: int) -> Iterator[OnlineStep]:
             # the error path may hold every score: it raises the very message of
             # scaled_dot_product_attention, which counts the bad entries in all
             _checked_scores(q, k, factor, keep)
+            # (should the full product round otherwise, this block's own check raises)
+            _check_finite(scores, keep_b, "scaled scores q @ k.T * scale")
         block_max = np.max(scores, axis=-1, where=keep_b, initial=-np.inf)  # [..., L]
         new_m = np.maximum(m, block_max)  # [..., L]; -inf while no key is allowed
         shift = np.where(np.isfinite(new_m), new_m, 0.0)  # never -inf - -inf = NaN
