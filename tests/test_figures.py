@@ -7,6 +7,7 @@ the weight the reference maths computes, and that weight must be 2/6.
 
 from __future__ import annotations
 
+import math
 import re
 import xml.etree.ElementTree as ET
 from fractions import Fraction
@@ -140,3 +141,95 @@ def test_to_svg_rejects_an_empty_salt() -> None:
 def test_unknown_palette_is_rejected() -> None:
     with pytest.raises(ValueError, match="palette must be 'light' or 'dark'; got 'sepia'"):
         FIGURES["causal-mask"].render("sepia")
+
+
+# ---------------------------------------------------------------------------
+# The figures of lessons 4 to 7: what they print, against hand arithmetic
+# ---------------------------------------------------------------------------
+
+
+def test_qkv_matrices_prints_the_hand_scores_and_weights() -> None:
+    texts = svg_texts(FIGURES["qkv-matrices"].svg("light"))
+    assert "scaled scores Q Kᵀ / √4" in texts
+    # q2 = x2 W_Q = (1, 1, 1, 1) is orthogonal to every key: three scores 0, weights 1/3
+    assert texts.count("1/3") == 3
+    # row 0 has the scores 1, -1, 0: weights e, 1/e, 1 over their total
+    total = math.e + 1 / math.e + 1
+    assert f"{math.e / total:.3f}" == "0.665"
+    assert texts.count("0.665") == 2  # rows 0 and 1 hold the same scores, reordered
+    assert texts.count("0.09") == 2
+    assert texts.count("0.245") == 2
+
+
+def test_mha_heads_prints_each_heads_weights() -> None:
+    texts = svg_texts(FIGURES["mha-heads"].svg("dark"))
+    assert [t for t in texts if t.startswith("head ")] == ["head 0", "head 1"]
+    # token 0 scores 2, -1, 1 in head 0 and -1, 2, 1 in head 1
+    top = math.exp(2) / (math.exp(2) + math.exp(-1) + math.exp(1))
+    assert f"{top:.3f}" == "0.705"
+    assert texts.count("0.705") == 3  # head 0 rows 0 and 1, head 1 row 0
+    # head 1, query 2: the query is 0, so every score is 0 and each weight 1/3
+    assert texts.count("0.333") == 3
+
+
+def test_online_softmax_steps_prints_the_running_state() -> None:
+    texts = svg_texts(FIGURES["online-softmax-steps"].svg("light"))
+    # one key per block over the scores 0, ln 2, ln 3 and values (1, 0), (0, 2), (3, 1):
+    # a = (1, 0), then (1/2, 2), then (10/3, 7/3); l = 1, 3/2, 2; factors 1/2, 2/3
+    for cell in ("(1, 0)", "(0.5, 2)", "(10/3, 7/3)", "1.5", "none", "0.5", "2/3"):
+        assert cell in texts, cell
+    # a / l after the last block is lesson 2's output, the table's last cell
+    cells = texts[texts.index("a / l") :]
+    assert [t for t in cells if t.startswith("(")][-1] == "(5/3, 7/6)"
+
+
+def test_kv_cache_steps_prints_each_steps_output() -> None:
+    texts = svg_texts(FIGURES["kv-cache-steps"].svg("light"))
+    # lesson 3's causal rows with the values (1, 0), (0, 2), (3, 1), (2, 2):
+    # (1, 0), (1/4, 3/2), (5/4, 3/4), (9/5, 3/2)
+    outputs = [t for t in texts if t.startswith("output (")]
+    assert outputs == [
+        "output (1, 0)",
+        "output (0.25, 1.5)",
+        "output (1.25, 0.75)",
+        "output (1.8, 1.5)",
+    ]
+    assert texts.count("not yet") == 3 + 2 + 1  # keys after each step's own
+    assert [t for t in texts if t.startswith("step ")] == [
+        "step 0: 1 cached",
+        "step 1: 2 cached",
+        "step 2: 3 cached",
+        "step 3: 4 cached",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("draw", "inputs", "message"),
+    [
+        (
+            "qkv_matrices",
+            {"tokens": [[1, 0]], "w_q": [[1]], "w_k": [[1]], "w_v": [[1]]},
+            "qkv_matrices needs tokens",
+        ),
+        (
+            "kv_cache_steps",
+            {"queries": [[1.0]], "keys": [[1.0], [2.0]], "values": [[1.0]]},
+            "kv_cache_steps needs n queries",
+        ),
+        (
+            "online_softmax_steps",
+            {"scores": [0.0, 1.0], "values": [[1.0]], "block_size": 1},
+            "online_softmax_steps needs S scores",
+        ),
+        (
+            "multi_head_weights",
+            {"tokens": [[1, 0]], "w_q": np.eye(2), "w_k": np.eye(2), "n_heads": 3},
+            "multi_head_weights needs tokens",
+        ),
+    ],
+)
+def test_lesson_figures_reject_mismatched_shapes(draw: str, inputs: dict, message: str) -> None:
+    from attention_by_hand import figures
+
+    with pytest.raises(ValueError, match=message):
+        getattr(figures, draw)(**inputs, palette="light")

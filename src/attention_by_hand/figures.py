@@ -523,3 +523,446 @@ def _style(colours: dict[str, str]):
             "svg.fonttype": "none",
         }
     )
+
+
+# ---------------------------------------------------------------------------
+# Figures of lessons 4 to 7
+# ---------------------------------------------------------------------------
+
+
+def qkv_matrices(
+    *,
+    tokens: ArrayLike,
+    w_q: ArrayLike,
+    w_k: ArrayLike,
+    w_v: ArrayLike,
+    palette: Palette = "light",
+) -> Figure:
+    """Queries, keys and values projected from token vectors, with the scores and weights.
+
+    Parameters
+    ----------
+    tokens : array_like, shape ``[n, d_model]``
+        One token vector per row.
+    w_q, w_k : array_like, shape ``[d_model, d_k]``
+        The query and key projections.
+    w_v : array_like, shape ``[d_model, d_v]``
+        The value projection.
+    palette : {"light", "dark"}
+        Colour scheme.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Top: the matrices Q, K and V, one row per token, every entry
+        printed. Bottom: the scaled scores ``Q Kᵀ / √d_k`` and the weights,
+        printed to 3 decimals, each row of weights with its sum.
+    """
+    colours = _palette(palette)
+    x = np.asarray(tokens, dtype=float)
+    mats = [np.asarray(w, dtype=float) for w in (w_q, w_k, w_v)]
+    if x.ndim != 2 or any(m.ndim != 2 or m.shape[0] != x.shape[1] for m in mats):
+        raise ValueError(
+            f"qkv_matrices needs tokens [n, d_model] and projections [d_model, d]; got shapes "
+            f"{x.shape} and {[m.shape for m in mats]}"
+        )
+    q, k, v = (x @ m for m in mats)  # [n, d_model] @ [d_model, d] -> [n, d]
+    d_k = q.shape[1]
+    scores = q @ k.T / np.sqrt(d_k)  # [n, n]
+    w = attention_weights(q, k)  # [n, n]
+    n = len(x)
+    with _style(colours):
+        fig = Figure(figsize=(9.6, 5.6), layout="constrained", facecolor=colours["background"])
+        axes = fig.subplot_mosaic([["q", "k", "v"], ["s", "s", "w"]], height_ratios=[1, 1.1])
+        for key, name, mat in (("q", "Q = X W_Q", q), ("k", "K = X W_K", k), ("v", "V = X W_V", v)):
+            _number_grid(
+                axes[key],
+                mat,
+                rows=[f"{name[0].lower()}{i}" for i in range(n)],
+                columns=None,
+                title=name,
+                colours=colours,
+                shade=None,
+            )
+        _number_grid(
+            axes["s"],
+            scores,
+            rows=[f"query {i}" for i in range(n)],
+            columns=[f"key {j}" for j in range(n)],
+            title=f"scaled scores Q Kᵀ / √{d_k}",
+            colours=colours,
+            shade=None,
+        )
+        _number_grid(
+            axes["w"],
+            w,
+            rows=[f"query {i}" for i in range(n)],
+            columns=[f"key {j}" for j in range(n)],
+            title="weights (each row sums to 1)",
+            colours=colours,
+            shade=w,
+        )
+        axes["q"].set_ylabel("one row per token")
+    return fig
+
+
+def _number_grid(
+    ax,
+    matrix: np.ndarray,
+    *,
+    rows: Sequence[str],
+    columns: Sequence[str] | None,
+    title: str,
+    colours: dict[str, str],
+    shade: np.ndarray | None,
+) -> None:
+    """Draw `matrix` as a grid of printed numbers; `shade` (0 to 1) fills the cells."""
+    n_rows, n_cols = matrix.shape
+    cmap = mpl.colors.LinearSegmentedColormap.from_list(
+        "weights", [colours["background"], colours["allowed"]]
+    )
+    for i in range(n_rows):
+        for j in range(n_cols):
+            face = colours["background"] if shade is None else cmap(float(shade[i, j]))
+            ink = colours["text"]
+            if shade is not None:
+                ink = "#ffffff" if _luminance(face) < 0.179 else "#000000"
+            ax.add_patch(Rectangle((j, i), 1, 1, facecolor=face, edgecolor=colours["grid"], lw=1))
+            ax.text(
+                j + 0.5,
+                i + 0.5,
+                format_number(matrix[i, j]),
+                ha="center",
+                va="center",
+                color=ink,
+            )
+    ax.set_xlim(0, n_cols)
+    ax.set_ylim(n_rows, 0)
+    ax.set_aspect("equal")
+    ax.set_yticks(np.arange(n_rows) + 0.5, list(rows))
+    if columns is None:
+        ax.set_xticks([])
+    else:
+        ax.set_xticks(np.arange(n_cols) + 0.5, list(columns))
+        ax.xaxis.tick_top()
+    ax.tick_params(length=0)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    ax.set_title(title, pad=22 if columns is not None else 6)
+
+
+def kv_cache_steps(
+    *,
+    queries: ArrayLike,
+    keys: ArrayLike,
+    values: ArrayLike,
+    scale: float | None = None,
+    palette: Palette = "light",
+) -> Figure:
+    """Generation step by step: the cache grows by one key and value per step.
+
+    Parameters
+    ----------
+    queries : array_like, shape ``[n, d_k]``
+        The query of each step's new token.
+    keys : array_like, shape ``[n, d_k]``
+        The key of each token; step ``t`` appends key ``t`` to the cache.
+    values : array_like, shape ``[n, d_v]``
+        The value of each token, appended with its key.
+    scale : float, optional
+        Factor applied to the dot products. Default: ``1 / sqrt(d_k)``.
+    palette : {"light", "dark"}
+        Colour scheme.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One row per step. The cells of the keys in the cache show the step's
+        weights (the newest key outlined); keys not yet computed are hatched.
+        On the right, the step's output.
+    """
+    colours = _palette(palette)
+    q = np.asarray(queries, dtype=float)
+    k = np.asarray(keys, dtype=float)
+    v = np.asarray(values, dtype=float)
+    if q.ndim != 2 or q.shape != k.shape or v.ndim != 2 or len(v) != len(k):
+        raise ValueError(
+            f"kv_cache_steps needs n queries and n keys of one width and n values; got shapes "
+            f"{q.shape}, {k.shape} and {v.shape}"
+        )
+    n = len(q)
+    # step t: one query over the t + 1 cached keys -> weights [t + 1], output [d_v]
+    steps = [attention_weights(q[t : t + 1], k[: t + 1], scale=scale)[0] for t in range(n)]
+    outputs = [w @ v[: t + 1] for t, w in enumerate(steps)]
+    with _style(colours):
+        fig = Figure(
+            figsize=(1.25 * n + 4.2, 0.75 * n + 1.9),
+            layout="constrained",
+            facecolor=colours["background"],
+        )
+        ax = fig.subplots()
+        for t, w in enumerate(steps):
+            for j in range(n):
+                if j <= t:
+                    face, hatch = colours["background"], None
+                    text, ink = format_number(w[j]), colours["text"]
+                else:
+                    face, hatch, text, ink = colours["blocked"], "//", "not yet", colours["muted"]
+                ax.add_patch(
+                    Rectangle(
+                        (j, t), 1, 1, facecolor=face, edgecolor=colours["grid"], lw=1, hatch=hatch
+                    )
+                )
+                box = None if j <= t else {"facecolor": face, "edgecolor": "none", "pad": 1.5}
+                ax.text(j + 0.5, t + 0.5, text, ha="center", va="center", color=ink, bbox=box)
+            ax.add_patch(
+                Rectangle(
+                    (t + 0.04, t + 0.04),
+                    0.92,
+                    0.92,
+                    fill=False,
+                    edgecolor=colours["accent"],
+                    lw=2.4,
+                )
+            )
+            shown = ", ".join(format_number(x) for x in outputs[t])
+            ax.text(
+                n + 0.2,
+                t + 0.5,
+                f"output ({shown})",
+                ha="left",
+                va="center",
+                color=colours["output"],
+                fontweight="bold",
+            )
+        ax.set_xlim(0, n + 2.2)
+        ax.set_ylim(n, 0)
+        ax.set_xticks(np.arange(n) + 0.5, [f"key {j}" for j in range(n)])
+        ax.set_yticks(
+            np.arange(n) + 0.5,
+            [f"step {t}: {t + 1} cached" for t in range(n)],
+        )
+        ax.xaxis.tick_top()
+        ax.tick_params(length=0)
+        for side in ax.spines.values():
+            side.set_visible(False)
+        fig.legend(
+            handles=[
+                Patch(
+                    facecolor=colours["background"],
+                    edgecolor=colours["accent"],
+                    lw=2.4,
+                    label="key and value added at this step",
+                ),
+                Patch(
+                    facecolor=colours["blocked"],
+                    hatch="//",
+                    edgecolor=colours["muted"],
+                    label="not computed yet",
+                ),
+            ],
+            loc="outside lower center",
+            ncols=2,
+            frameon=False,
+        )
+    return fig
+
+
+def online_softmax_steps(
+    *,
+    scores: ArrayLike,
+    values: ArrayLike,
+    block_size: int,
+    palette: Palette = "light",
+) -> Figure:
+    """One query's attention row computed block by block with the online softmax.
+
+    Parameters
+    ----------
+    scores : array_like, shape ``[S]``
+        The query's scaled scores.
+    values : array_like, shape ``[S, d_v]``
+        One value row per key.
+    block_size : int
+        How many keys each block holds.
+    palette : {"light", "dark"}
+        Colour scheme.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Top: the scores as bars, the blocks shaded in turn, and the running
+        maximum after each block as a line. Bottom: the state after each
+        block (keys seen, running maximum, rescaling factor, running sum,
+        accumulator, and the accumulator divided by the sum).
+    """
+    from .online import online_attention_steps
+
+    colours = _palette(palette)
+    s = np.asarray(scores, dtype=float)
+    v = np.asarray(values, dtype=float)
+    if s.ndim != 1 or v.ndim != 2 or len(v) != len(s):
+        raise ValueError(
+            f"online_softmax_steps needs S scores and S value rows; got shapes {s.shape} "
+            f"and {v.shape}"
+        )
+    # one query whose scores are the keys themselves: q = [[1]], k = scores, scale 1
+    steps = online_attention_steps(
+        np.ones((1, 1)), s[:, np.newaxis], v, block_size=block_size, scale=1.0
+    )
+    n = len(s)
+    with _style(colours):
+        fig = Figure(figsize=(8.8, 5.4), layout="constrained", facecolor=colours["background"])
+        ax_s, ax_t = fig.subplots(2, 1, height_ratios=[1, 1.1])
+        start = 0
+        previous_max = None
+        rows = []
+        for b, step in enumerate(steps):
+            stop = step.keys_seen
+            ax_s.axvspan(
+                start - 0.5,
+                stop - 0.5,
+                color=colours["grid"] if b % 2 == 0 else colours["blocked"],
+                alpha=0.6,
+                lw=0,
+            )
+            ax_s.text(
+                (start + stop - 1) / 2,
+                1.02,
+                f"block {b}",
+                ha="center",
+                va="bottom",
+                color=colours["muted"],
+                transform=ax_s.get_xaxis_transform(),
+            )
+            m = float(step.running_max[0])
+            ax_s.plot([start - 0.5, stop - 0.5], [m, m], color=colours["output"], lw=2)
+            factor = "none" if previous_max is None else format_number(np.exp(previous_max - m))
+            acc = step.accumulator[0]
+            out = step.output()[0]
+            rows.append(
+                [
+                    str(b),
+                    str(stop),
+                    format_number(m),
+                    factor,
+                    format_number(step.running_sum[0]),
+                    "(" + ", ".join(format_number(x) for x in acc) + ")",
+                    "(" + ", ".join(format_number(x) for x in out) + ")",
+                ]
+            )
+            previous_max, start = m, stop
+        ax_s.bar(np.arange(n), s, width=0.5, color=colours["accent"])
+        for j in range(n):
+            ax_s.text(j, s[j], format_number(s[j]), ha="center", va="bottom", color=colours["text"])
+        ax_s.set_xticks(np.arange(n), [f"key {j}" for j in range(n)])
+        ax_s.set_xlim(-0.5, n - 0.5)
+        ax_s.set_ylim(min(0.0, float(s.min())) - 0.1, float(s.max()) * 1.25 + 0.1)
+        ax_s.set_ylabel("score")
+        ax_s.legend(
+            handles=[
+                Patch(color=colours["accent"], label="score"),
+                Patch(color=colours["output"], label="running maximum after the block"),
+            ],
+            loc="upper left",
+            frameon=False,
+        )
+        header = ["block", "keys seen", "max m", "factor", "sum l", "accumulator a", "a / l"]
+        widths = [0.7, 1.0, 1.0, 0.9, 0.9, 1.7, 1.5]
+        edges = np.concatenate([[0.0], np.cumsum(widths)])
+        for r, row in enumerate([header, *rows]):
+            for c, text in enumerate(row):
+                ax_t.add_patch(
+                    Rectangle(
+                        (edges[c], r),
+                        widths[c],
+                        1,
+                        facecolor=colours["blocked"] if r == 0 else colours["background"],
+                        edgecolor=colours["grid"],
+                        lw=1,
+                    )
+                )
+                ax_t.text(
+                    (edges[c] + edges[c + 1]) / 2,
+                    r + 0.5,
+                    text,
+                    ha="center",
+                    va="center",
+                    color=colours["text"],
+                    fontweight="bold" if r == 0 else "normal",
+                )
+        ax_t.set_xlim(0, edges[-1])
+        ax_t.set_ylim(len(rows) + 1, 0)
+        ax_t.set_axis_off()
+        ax_t.set_title(f"the state after each block (block size {block_size})")
+    return fig
+
+
+def multi_head_weights(
+    *,
+    tokens: ArrayLike,
+    w_q: ArrayLike,
+    w_k: ArrayLike,
+    n_heads: int,
+    palette: Palette = "light",
+) -> Figure:
+    """The weight matrix of each head of a multi-head self-attention, side by side.
+
+    Parameters
+    ----------
+    tokens : array_like, shape ``[n, d_model]``
+        One token vector per row.
+    w_q, w_k : array_like, shape ``[d_model, d_model]``
+        The query and key projections; head ``h`` takes the ``h``-th group
+        of ``d_model // n_heads`` consecutive columns.
+    n_heads : int
+        Number of heads; it must divide ``d_model``.
+    palette : {"light", "dark"}
+        Colour scheme.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per head: rows are queries, columns are keys, each cell
+        shaded by its weight and printed to 3 decimals.
+    """
+    colours = _palette(palette)
+    x = np.asarray(tokens, dtype=float)
+    wq = np.asarray(w_q, dtype=float)
+    wk = np.asarray(w_k, dtype=float)
+    d_model = x.shape[-1] if x.ndim == 2 else 0
+    if (
+        x.ndim != 2
+        or wq.shape != (d_model, d_model)
+        or wk.shape != (d_model, d_model)
+        or n_heads < 1
+        or d_model % n_heads
+    ):
+        raise ValueError(
+            f"multi_head_weights needs tokens [n, d_model], square projections of size d_model "
+            f"and a number of heads that divides d_model; got shapes {x.shape}, {wq.shape}, "
+            f"{wk.shape} and n_heads={n_heads}"
+        )
+    width = d_model // n_heads
+    q, k = x @ wq, x @ wk  # [n, d_model]
+    n = len(x)
+    with _style(colours):
+        fig = Figure(
+            figsize=(3.4 * n_heads + 0.8, 0.8 * n + 1.6),
+            layout="constrained",
+            facecolor=colours["background"],
+        )
+        axes = np.atleast_1d(fig.subplots(1, n_heads))
+        for h, ax in enumerate(axes):
+            cols = slice(h * width, (h + 1) * width)
+            w = attention_weights(q[:, cols], k[:, cols])  # [n, n]
+            _number_grid(
+                ax,
+                np.round(w, 3),
+                rows=[f"query {i}" for i in range(n)],
+                columns=[f"key {j}" for j in range(n)],
+                title=f"head {h}",
+                colours=colours,
+                shade=w,
+            )
+    return fig

@@ -18,6 +18,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .. import figures
+from ..core import attention_weights
 from .demos import DEMOS
 
 PALETTE_NAMES = ("light", "dark")
@@ -171,6 +172,191 @@ def _demo_weights_figure(demo: str) -> FigureSpec:
 
 
 _SPECS = (*_SPECS, *(_demo_weights_figure(name) for name in DEMOS))
+
+
+# ---------------------------------------------------------------------------
+# Figures of lessons 4 to 7: the numbers in their alt text and captions are
+# formatted from the same inputs the figure is drawn from, never typed.
+# ---------------------------------------------------------------------------
+
+
+def _vectors(rows: Any, letter: str) -> str:
+    """``x0 = (1, 0), x1 = (0, 1)``: each row of `rows`, named by `letter` and position."""
+    return ", ".join(
+        f"{letter}{i} = ({', '.join(figures.format_number(x) for x in row)})"
+        for i, row in enumerate(np.asarray(rows, dtype=float))
+    )
+
+
+def _numbers(values: Any) -> str:
+    """``1, -1 and 0``: the numbers of `values`, formatted like the figures print them."""
+    shown = [figures.format_number(x) for x in np.asarray(values, dtype=float).ravel()]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+
+
+def _matrix(rows: Any) -> str:
+    """``rows (1, 1, 0, 0) and (0, 0, 1, 1)``: a small matrix written row by row."""
+    written = [
+        f"({', '.join(figures.format_number(x) for x in row)})"
+        for row in np.asarray(rows, dtype=float)
+    ]
+    return "rows " + (
+        written[0] if len(written) == 1 else f"{', '.join(written[:-1])} and {written[-1]}"
+    )
+
+
+def _qkv_figure() -> FigureSpec:
+    """Lesson 4: Q, K and V from three token vectors, with the scores and weights."""
+    inputs = {
+        "tokens": [[1, 0], [0, 1], [1, 1]],
+        "w_q": [[1, 1, 0, 0], [0, 0, 1, 1]],
+        "w_k": [[2, 0, -2, 0], [0, -2, 2, 0]],
+        "w_v": [[1, 0], [0, 2]],
+    }
+    x = np.asarray(inputs["tokens"], dtype=float)
+    q, k, v = (x @ np.asarray(inputs[w], dtype=float) for w in ("w_q", "w_k", "w_v"))
+    d_k = q.shape[1]
+    scores = q @ k.T / np.sqrt(d_k)
+    weights = attention_weights(q, k)
+    rows = "; ".join(
+        f"Query {i}: scores {_numbers(scores[i])}, weights {_numbers(weights[i])}"
+        for i in range(len(x))
+    )
+    return FigureSpec(
+        name="qkv-matrices",
+        draw=figures.qkv_matrices,
+        inputs=inputs,
+        alt=(
+            f"Top, three grids of numbers: the queries {_vectors(q, 'q')}; the keys "
+            f"{_vectors(k, 'k')}; the values {_vectors(v, 'v')}. Bottom, the scaled scores and "
+            f"the weights as grids with one row per query and one column per key. {rows}."
+        ),
+        caption=(
+            f"Self-attention over three tokens. Inputs: tokens {_vectors(x, 'x')}; W_Q with "
+            f"{_matrix(inputs['w_q'])}; W_K with {_matrix(inputs['w_k'])}; W_V with "
+            f"{_matrix(inputs['w_v'])}; d_k = {d_k}, so the scores are divided by "
+            f"√{d_k} = {figures.format_number(np.sqrt(d_k))}."
+        ),
+    )
+
+
+def _kv_cache_figure() -> FigureSpec:
+    """Lesson 7: lesson 3's causal example generated step by step with a cache."""
+    exps = np.array([[1, 4, 2, 1], [1, 3, 2, 2], [2, 1, 1, 4], [1, 2, 3, 4]])
+    inputs = {
+        "queries": np.log(exps),
+        "keys": np.eye(len(exps)),
+        "values": [[1, 0], [0, 2], [3, 1], [2, 2]],
+        "scale": 1.0,
+    }
+    n = len(exps)
+    steps = []
+    for t in range(n):
+        w = attention_weights(inputs["queries"][t : t + 1], inputs["keys"][: t + 1], scale=1.0)[0]
+        out = w @ np.asarray(inputs["values"][: t + 1], dtype=float)
+        shown = ", ".join(figures.format_number(x) for x in out)
+        steps.append(f"Step {t}: {t + 1} cached, weights {_numbers(w)}, output ({shown})")
+    return FigureSpec(
+        name="kv-cache-steps",
+        draw=figures.kv_cache_steps,
+        inputs=inputs,
+        alt=(
+            f"A grid with one row per generation step and one column per key. Each row shows "
+            f"the weights of that step's query over the keys in the cache, with the newest "
+            f"key outlined, and hatched cells for keys not computed yet. {'; '.join(steps)}."
+        ),
+        caption=(
+            f"Generating {n} tokens with a KV cache. Inputs: the causal example of lesson 3, "
+            f"with query t holding the natural logarithms of row t of the exponentials "
+            f"{'; '.join(_numbers(row) for row in exps)}; keys the unit vectors; values "
+            f"{_vectors(inputs['values'], 'v')}; scale {inputs['scale']:g}."
+        ),
+    )
+
+
+def _online_softmax_figure() -> FigureSpec:
+    """Lesson 6: lesson 2's row, one key at a time, with the online softmax's state."""
+    from ..online import online_attention_steps
+
+    exps = np.array([1.0, 2.0, 3.0])
+    inputs = {"scores": np.log(exps), "values": [[1, 0], [0, 2], [3, 1]], "block_size": 1}
+    steps = online_attention_steps(
+        np.ones((1, 1)),
+        inputs["scores"][:, np.newaxis],
+        np.asarray(inputs["values"], dtype=float),
+        block_size=inputs["block_size"],
+        scale=1.0,
+    )
+
+    def pair(row: Any) -> str:
+        return "(" + ", ".join(figures.format_number(x) for x in row) + ")"
+
+    states = "; ".join(
+        f"after block {b}: keys seen {step.keys_seen}, running maximum "
+        f"{figures.format_number(step.running_max[0])}, running sum "
+        f"{figures.format_number(step.running_sum[0])}, accumulator {pair(step.accumulator[0])}, "
+        f"accumulator divided by the sum {pair(step.output()[0])}"
+        for b, step in enumerate(steps)
+    )
+    scores = ", ".join(f"ln {figures.format_number(e)}" for e in exps)
+    return FigureSpec(
+        name="online-softmax-steps",
+        draw=figures.online_softmax_steps,
+        inputs=inputs,
+        alt=(
+            f"Top, bars for the scores {_numbers(inputs['scores'])} of keys 0 to "
+            f"{len(exps) - 1}, one block per key, with the running maximum drawn as a line "
+            f"that rises with each block. Bottom, a table of the state: {states}."
+        ),
+        caption=(
+            f"The online softmax, one key per block. Inputs: scores {scores}; values "
+            f"{_vectors(inputs['values'], 'v')}; block size {inputs['block_size']}."
+        ),
+    )
+
+
+def _multi_head_figure() -> FigureSpec:
+    """Lesson 5: the weights of two heads of width 1 over lesson 4's three tokens."""
+    inputs = {
+        "tokens": [[1, 0], [0, 1], [1, 1]],
+        "w_q": [[1, 1], [1, -1]],
+        "w_k": [[2, -1], [-1, 2]],
+        "n_heads": 2,
+    }
+    x = np.asarray(inputs["tokens"], dtype=float)
+    q = x @ np.asarray(inputs["w_q"], dtype=float)
+    k = x @ np.asarray(inputs["w_k"], dtype=float)
+    width = x.shape[1] // inputs["n_heads"]
+    heads = []
+    for h in range(inputs["n_heads"]):
+        cols = slice(h * width, (h + 1) * width)
+        w = attention_weights(q[:, cols], k[:, cols])
+        rows = "; ".join(f"query {i}: {_numbers(np.round(w[i], 3))}" for i in range(len(x)))
+        heads.append(f"Head {h}, {rows}")
+    return FigureSpec(
+        name="mha-heads",
+        draw=figures.multi_head_weights,
+        inputs=inputs,
+        alt=(
+            f"Two grids of attention weights side by side, one per head, rows for queries 0 to "
+            f"{len(x) - 1} and columns for keys 0 to {len(x) - 1}, shaded by weight. "
+            f"{'. '.join(heads)}."
+        ),
+        caption=(
+            f"The weights of {inputs['n_heads']} heads of width {width}. Inputs: tokens "
+            f"{_vectors(x, 'x')}; W_Q with {_matrix(inputs['w_q'])}; W_K with "
+            f"{_matrix(inputs['w_k'])}; head h uses column h of each."
+        ),
+    )
+
+
+_SPECS = (
+    *_SPECS,
+    _qkv_figure(),
+    _multi_head_figure(),
+    _online_softmax_figure(),
+    _kv_cache_figure(),
+)
 
 #: Every figure of the book, by name.
 FIGURES: Mapping[str, FigureSpec] = MappingProxyType({spec.name: spec for spec in _SPECS})
