@@ -67,10 +67,10 @@ offline: $(STAMP)  ## build a site to read from disk into site-offline/ (open si
 test: $(STAMP)  ## run every test: maths, docs examples, build, browser
 	$(BIN)/python -m pytest
 
-lint: $(STAMP)  ## ruff check, ruff format --check, zizmor on the workflows
+lint: $(STAMP)  ## ruff check, ruff format --check, zizmor on .github (workflows, dependabot.yml)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/zizmor --offline .github/workflows/
+	$(BIN)/zizmor --offline .github/
 
 clean:  ## remove the virtual environment and built sites
 	rm -rf $(VENV) site site-offline
