@@ -181,7 +181,7 @@ def test_a_tampered_hash_stops_the_install(tmp_path: Path) -> None:
     refused = install("tampered.txt")
     assert refused.returncode != 0
     assert "THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE" in refused.stderr
-    assert f"Expected sha256 {fake}" in refused.stderr
+    assert fake in refused.stderr.split("Got")[0]  # listed as expected
     assert f"Got        {real}" in refused.stderr
     assert not list(tmp_path.glob("into-tampered.txt/mergedeep*"))
 
