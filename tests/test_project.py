@@ -11,6 +11,7 @@ import tomllib
 from importlib.metadata import distributions
 from pathlib import Path
 
+from mkdocs.utils.yaml import yaml_load
 from packaging.requirements import Requirement
 from project import LOCK, locked, normalized
 
@@ -194,3 +195,17 @@ def test_pytest_settings_follow_the_scientific_python_guide() -> None:
     assert options["xfail_strict"] is True
     assert options["filterwarnings"][0] == "error"
     assert options["testpaths"] == ["tests", "docs"]
+
+
+def test_security_md_names_the_advisory_page_and_the_keys_the_site_stores() -> None:
+    """SECURITY.md's promises point at the real repository and the real storage key."""
+    security = (ROOT / "SECURITY.md").read_text(encoding="utf-8")
+    repo_url = yaml_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["repo_url"]
+    assert f"<{repo_url.rstrip('/')}/security/advisories/new>" in security
+    script = (ROOT / "docs" / "javascripts" / "mark-read.js").read_text(encoding="utf-8")
+    (key,) = re.findall(r'var KEY = "([^"]+)";', script)
+    table = [line for line in security.splitlines() if line.startswith("| `")]
+    assert [re.match(r"\| `([^`]+)`", row)[1] for row in table] == [  # type: ignore[index]
+        "<site path>.__palette",
+        key,
+    ]
