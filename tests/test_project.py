@@ -131,7 +131,9 @@ def test_the_lock_matches_the_install_here() -> None:
         for name, (version, _) in locked().items()
         if installed.get(name) != version
     }
-    assert not wrong, f"installed versions differ from {LOCK.name} (run `make install`): {wrong}"
+    assert not wrong, (
+        f"installed versions differ from {LOCK.name} (`rm -r .venv; make install`): {wrong}"
+    )
 
 
 def _pip(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
