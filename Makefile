@@ -1,7 +1,7 @@
 # Attention by Hand. The README gives the two commands for a fresh machine:
 #   make serve   set up, build and serve the site with live reload
 #   make test    set up and run the whole test suite
-# Each one creates .venv and installs the pinned toolchain first, if needed.
+# Each one creates .venv and installs the locked toolchain first, if needed.
 
 PYTHON ?= python3
 VENV   := .venv
