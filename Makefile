@@ -1,12 +1,16 @@
 # Attention by Hand. The README gives the two commands for a fresh machine:
 #   make serve   set up, build and serve the site with live reload
 #   make test    set up and run the whole test suite
-# Each one creates .venv and installs the pinned toolchain first, if needed.
+# Each one creates .venv and installs the locked toolchain first, if needed.
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-$(shell cat constraints.txt pyproject.toml | cksum | cut -d' ' -f1)
+# The toolchain's lock: every package with its version and the hashes of all
+# the files PyPI publishes for it (`make lock` writes it from requirements/test.in).
+LOCK   := requirements/test.txt
+STAMP  := $(VENV)/.installed-$(shell cat $(LOCK) pyproject.toml | cksum | cut -d' ' -f1)
+PIP    := $(BIN)/python -m pip --disable-pip-version-check
 
 export NO_MKDOCS_2_WARNING := 1
 # Reproducible builds: dates in the site (sitemap, gzip header) are the last
@@ -16,16 +20,37 @@ ifneq ($(SOURCE_DATE_EPOCH),)
 export SOURCE_DATE_EPOCH
 endif
 
-.PHONY: install serve build strict offline test lint clean mutate-numbers
+.PHONY: install lock serve build strict offline test lint clean mutate-numbers
 
-$(STAMP): pyproject.toml constraints.txt
+# pip checks every file it downloads against the lock and stops at the first
+# mismatch. The project itself cannot be hash-checked (pip refuses editable
+# installs under --require-hashes): it has no dependency of its own to fetch
+# (--no-deps) and is built by the locked setuptools (--no-build-isolation).
+$(STAMP): pyproject.toml $(LOCK)
 	@$(PYTHON) -c 'import sys; v = sys.version_info; sys.exit(f"Python 3.11 or newer is needed; {sys.executable} is {v.major}.{v.minor}") if v < (3, 11) else None'
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test]'
+	$(PIP) install --quiet --require-hashes -r $(LOCK)
+	$(PIP) install --quiet --no-deps --no-build-isolation -e .
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 
-install: $(STAMP)  ## create .venv and install the pinned toolchain
+install: $(STAMP)  ## create .venv and install the locked toolchain (hashes checked)
+
+# pip-tools, itself installed from a hashed lock, resolves requirements/*.in
+# into requirements/*.txt with every published file's hash, from PyPI alone
+# (PIP_CONFIG_FILE=/dev/null: no machine's own mirror or constraint). It keeps
+# the versions already locked; `make lock PIP_COMPILE_ARGS=--upgrade` takes the
+# newest, `PIP_COMPILE_ARGS='--upgrade-package NAME'` one package.
+LOCK_TOOLS := $(VENV)/pip-tools
+PIP_COMPILE_ARGS ?=
+lock:  ## regenerate requirements/*.txt (the hashed locks) from requirements/*.in
+	$(PYTHON) -m venv $(LOCK_TOOLS)
+	$(LOCK_TOOLS)/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements/pip-tools.txt
+	for src in requirements/*.in; do \
+	  PIP_CONFIG_FILE=/dev/null $(LOCK_TOOLS)/bin/pip-compile --quiet --generate-hashes --allow-unsafe \
+	    --strip-extras --no-emit-index-url --no-emit-find-links $(PIP_COMPILE_ARGS) \
+	    --output-file=$${src%.in}.txt $$src || exit 1; \
+	done
 
 serve: $(STAMP)  ## build, serve at http://127.0.0.1:8000 and rebuild on every change
 	$(BIN)/mkdocs serve
@@ -42,9 +67,10 @@ offline: $(STAMP)  ## build a site to read from disk into site-offline/ (open si
 test: $(STAMP)  ## run every test: maths, docs examples, build, browser
 	$(BIN)/python -m pytest
 
-lint: $(STAMP)  ## ruff check and ruff format --check
+lint: $(STAMP)  ## ruff check, ruff format --check, zizmor on .github (workflows, dependabot.yml)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/zizmor --offline .github/
 
 mutate-numbers: $(STAMP)  ## change each number a reader sees, one at a time; count what the checks catch (minutes)
 	$(BIN)/python benchmarks/mutate_numbers.py

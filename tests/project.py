@@ -7,6 +7,7 @@ Shared by the tests that build a deliberately broken copy of the book
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -80,3 +81,31 @@ def run_in_copy(copy: Path, *args: str, timeout: float = 900) -> subprocess.Comp
         check=False,
         timeout=timeout,
     )
+
+
+#: The toolchain's lock, written by `make lock` (pip-compile --generate-hashes)
+#: and installed by `make install` with --require-hashes.
+LOCK = ROOT / "requirements" / "test.txt"
+
+
+def normalized(name: str) -> str:
+    """A package name as PyPI compares names (PEP 503): ``Jinja2`` -> ``jinja2``."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def locked(lock: Path = LOCK) -> dict[str, tuple[str, list[str]]]:
+    """Each package of a pip-compile lock: normalized name -> (version, sha256 hashes).
+
+    A requirement line such as ``ruff==0.17.6 \\`` is followed by its
+    ``--hash=sha256:...`` lines; comments (``# via ...``) are skipped.
+    """
+    packages: dict[str, tuple[str, list[str]]] = {}
+    current: list[str] = []
+    for line in lock.read_text(encoding="utf-8").splitlines():
+        stripped = line.strip()
+        if match := re.match(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)", line):
+            current = []
+            packages[normalized(match[1])] = (match[2], current)
+        elif hashed := re.match(r"--hash=sha256:([0-9a-f]{64})", stripped):
+            current.append(hashed[1])
+    return packages

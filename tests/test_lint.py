@@ -1,23 +1,25 @@
 """The pre-commit checks, run by the test suite without network.
 
-``.pre-commit-config.yaml`` runs ruff, ruff format, trailing-whitespace,
+``.pre-commit-config.yaml`` runs ruff, ruff format, zizmor, trailing-whitespace,
 end-of-file-fixer and check-yaml from their GitHub repositories. pre-commit
 must download those, so ``make test`` runs the same checks here instead:
-ruff from ``.venv`` (the version pinned in constraints.txt, which is also the
-pre-commit rev), and small equivalents of the three file checks, over the
-files git would commit.
+ruff and zizmor from ``.venv`` (the versions locked in requirements/test.txt,
+which are also the pre-commit revs), and small equivalents of the three file
+checks, over the files git would commit.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
-from project import project_files
+from project import locked, project_files
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Left out when git cannot list the files (what .gitignore leaves out).
@@ -91,6 +93,59 @@ def test_ruff_format_passes() -> None:
 
 
 # ---------------------------------------------------------------------------
+# zizmor (the workflows' security audit)
+# ---------------------------------------------------------------------------
+
+
+def _zizmor(folder: Path) -> list[str]:
+    """zizmor's findings at its default settings, offline, as ``audit at file:line``."""
+    zizmor = Path(sys.executable).parent / "zizmor"
+    result = subprocess.run(
+        [str(zizmor), "--offline", "--no-progress", "--format=json", str(folder)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    # exit status 0: no findings; 10 and more: findings, by their highest severity
+    assert result.returncode == 0 or result.returncode >= 10, result.stderr
+    findings = []
+    for finding in json.loads(result.stdout):
+        where = finding["locations"][0]["symbolic"]["key"]["Local"]["verbatim_path"]
+        line = finding["locations"][0]["concrete"]["location"]["start_point"]["row"] + 1
+        findings.append(f"{finding['ident']} at {Path(where).name}:{line}")
+    return findings
+
+
+def test_zizmor_finds_nothing_in_the_workflows_and_dependabot_config() -> None:
+    findings = _zizmor(ROOT / ".github")
+    assert not findings, "zizmor (`.venv/bin/zizmor --offline .github/`):\n" + "\n".join(findings)
+
+
+def test_zizmor_catches_a_movable_tag_and_kept_credentials(tmp_path: Path) -> None:
+    """On a copy: `uses:` a tag instead of a SHA, a checkout that keeps its credentials."""
+    copy = tmp_path / ".github"
+    shutil.copytree(ROOT / ".github", copy)
+    workflow = copy / "workflows" / "pull-request.yml"
+    text = workflow.read_text(encoding="utf-8")
+    broken = re.sub(
+        r"actions/upload-artifact@[0-9a-f]{40} # v\S+", "actions/upload-artifact@v7", text
+    )
+    broken = re.sub(r"\n +with:\n( +#.*\n)* +persist-credentials: false", "", broken)
+    assert "@v7\n" in broken
+    assert "persist-credentials" not in broken
+    workflow.write_text(broken, encoding="utf-8")
+    findings = _zizmor(copy)
+    assert any(f.startswith("unpinned-uses at pull-request.yml:") for f in findings), findings
+    assert any(f.startswith("artipacked at pull-request.yml:") for f in findings), findings
+
+
+def test_make_lint_runs_zizmor_offline() -> None:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    (recipe,) = re.findall(r"^lint:.*\n((?:\t.*\n)+)", makefile, re.MULTILINE)
+    assert "\t$(BIN)/zizmor --offline .github/\n" in recipe
+
+
+# ---------------------------------------------------------------------------
 # The file checks of pre-commit-hooks
 # ---------------------------------------------------------------------------
 
@@ -155,16 +210,20 @@ def test_the_file_checks_catch_what_they_are_for(
 # ---------------------------------------------------------------------------
 
 
-def test_pre_commit_runs_the_checks_above_with_ruff_as_pinned() -> None:
+def test_pre_commit_runs_the_checks_above_with_ruff_and_zizmor_as_locked() -> None:
     config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
     repos = {repo["repo"]: repo for repo in config["repos"]}
-    pins = (ROOT / "constraints.txt").read_text(encoding="utf-8")
-    ruff_pin = re.search(r"^ruff==(\S+)$", pins, flags=re.MULTILINE)
-    assert ruff_pin, "constraints.txt pins no ruff version"
+    packages = locked()
 
     ruff = repos["https://github.com/astral-sh/ruff-pre-commit"]
-    assert ruff["rev"] == f"v{ruff_pin[1]}"
+    assert ruff["rev"] == f"v{packages['ruff'][0]}", "set the ruff rev to the locked ruff"
     assert [hook["id"] for hook in ruff["hooks"]] == ["ruff-check", "ruff-format"]
+
+    zizmor = repos["https://github.com/zizmorcore/zizmor-pre-commit"]
+    assert zizmor["rev"] == f"v{packages['zizmor'][0]}", "set the zizmor rev to the locked zizmor"
+    ((hook,),) = [zizmor["hooks"]]
+    assert hook["id"] == "zizmor"
+    assert "--offline" in hook.get("args", [])
 
     hooks = {
         hook["id"]: hook

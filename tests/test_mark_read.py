@@ -4,13 +4,39 @@ in the navigation, survives a reload, can be undone and cleared."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+from mkdocs.utils.yaml import yaml_load
 from storage_spy import SPY
 
 KEY = "attention-by-hand:read"
 LESSON_1 = "lessons/weighted-mixture/"
 LESSON_2 = "lessons/attention-matrix/"
+MKDOCS_YML = Path(__file__).resolve().parents[1] / "mkdocs.yml"
+
+
+def markable_nav_pages() -> list[str]:
+    """The lesson and notebook pages of mkdocs.yml's nav, as the keys the script stores.
+
+    Read from the configuration, not from the page: ``lessons/x.md`` and
+    ``notebooks/x.py`` become ``lessons/x/`` and ``notebooks/x/``.
+    """
+    found: list[str] = []
+
+    def walk(entry: object) -> None:
+        if isinstance(entry, str):
+            if entry.startswith(("lessons/", "notebooks/")):
+                found.append(entry.rsplit(".", 1)[0] + "/")
+        elif isinstance(entry, dict):
+            for value in entry.values():
+                walk(value)
+        elif isinstance(entry, list):
+            for value in entry:
+                walk(value)
+
+    walk(yaml_load(MKDOCS_YML.read_text(encoding="utf-8"))["nav"])
+    return found
 
 
 def book_writes(page) -> list[str]:
@@ -124,4 +150,43 @@ def test_keyboard_can_mark_and_unmark(page, site_url: str):
     assert toggle.text_content() == "Mark as unread"
     page.keyboard.press("Space")
     assert toggle.text_content() == "Mark as read"
+    assert KEY not in stored(page)
+
+
+def test_only_pages_of_the_current_navigation_are_counted(page, site_url: str):
+    """A stored page that is no longer in the nav is not counted, then dropped at a write."""
+    pages = markable_nav_pages()
+    assert "lessons/causal-masking/" in pages
+    assert "lessons/old/" not in pages
+    page.goto(site_url + LESSON_2)
+    page.evaluate(
+        "([key, value]) => localStorage.setItem(key, value)",
+        [KEY, json.dumps(["lessons/old/", "lessons/causal-masking/"])],
+    )
+    page.reload()
+    box = page.locator(".abh-progress")
+    status = box.get_by_role("status")
+    assert f"Read: 1 of {len(pages)} pages." in status.text_content()
+    assert nav_marked(page) == ["/lessons/causal-masking/"]
+    # reading the page does not rewrite the key
+    assert book_writes(page) == []
+    assert json.loads(stored(page)[KEY]) == ["lessons/old/", "lessons/causal-masking/"]
+
+    box.get_by_role("button", name="Mark as read").click()
+    assert json.loads(stored(page)[KEY]) == ["lessons/attention-matrix/", "lessons/causal-masking/"]
+    assert f"Read: 2 of {len(pages)} pages." in status.text_content()
+
+
+def test_a_list_of_removed_pages_only_is_not_counted_and_can_be_cleared(page, site_url: str):
+    page.goto(site_url + LESSON_1)
+    page.evaluate(
+        "([key, value]) => localStorage.setItem(key, value)",
+        [KEY, json.dumps(["lessons/old/", "notebooks/gone/"])],
+    )
+    page.reload()
+    box = page.locator(".abh-progress")
+    assert "Read:" not in box.get_by_role("status").text_content()
+    assert nav_marked(page) == []
+    # what is stored can still be removed
+    box.get_by_role("button", name="Clear all read marks").click()
     assert KEY not in stored(page)

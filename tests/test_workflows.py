@@ -9,6 +9,7 @@ Pages actions, only from main.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from pathlib import Path
@@ -92,13 +93,65 @@ def test_the_two_workflows_exist() -> None:
     assert sorted(p.name for p in WORKFLOWS.glob("*.y*ml")) == ["pages.yml", "pull-request.yml"]
 
 
+#: `uses: owner/repo@<commit SHA> # vX.Y.Z`, the form Dependabot keeps up to date.
+PINNED = re.compile(r"[\w.-]+/[\w.-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+")
+
+
 @pytest.mark.parametrize("path", [PULL_REQUEST, PAGES], ids=lambda p: p.name)
-def test_every_action_is_pinned_to_a_version(path: Path) -> None:
+def test_every_action_is_pinned_to_a_commit_with_its_version(path: Path) -> None:
     workflow = _load(path)
     uses = [s["uses"] for job in workflow["jobs"].values() for s in _steps(job) if "uses" in s]
     assert uses
-    loose = [u for u in uses if not re.fullmatch(r"[\w.-]+/[\w.-]+@(v\d+(\.\d+)*|[0-9a-f]{40})", u)]
-    assert not loose, f"{path.name}: actions not pinned to a release: {loose}"
+    # The version comment is lost by the YAML loader: read the lines themselves.
+    lines = re.findall(r"^\s*(?:- )?uses:\s*(.*)$", path.read_text(encoding="utf-8"), re.MULTILINE)
+    assert len(lines) == len(uses)
+    loose = [line for line in lines if not PINNED.fullmatch(line.strip())]
+    assert not loose, f"{path.name}: not `owner/repo@<40-hex SHA> # vX.Y.Z`: {loose}"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "actions/checkout@v7",
+        "actions/checkout@v7.0.1",
+        "actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1",
+        "actions/checkout@3d3c42e5 # v7.0.1",
+        "actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7",
+    ],
+)
+def test_the_pin_form_rejects_tags_short_shas_and_missing_versions(line: str) -> None:
+    assert not PINNED.fullmatch(line)
+
+
+@pytest.mark.parametrize("path", [PULL_REQUEST, PAGES], ids=lambda p: p.name)
+def test_checkouts_leave_no_credentials_behind(path: Path) -> None:
+    workflow = _load(path)
+    checkouts = [
+        step
+        for job in workflow["jobs"].values()
+        for step in _steps(job)
+        if _uses("actions/checkout")(step)
+    ]
+    assert checkouts
+    for step in checkouts:
+        assert step.get("with", {}).get("persist-credentials") is False, step
+
+
+@pytest.mark.parametrize("path", [PULL_REQUEST, PAGES], ids=lambda p: p.name)
+def test_no_permission_by_default_and_each_job_names_its_own(path: Path) -> None:
+    workflow = _load(path)
+    assert workflow["permissions"] == {}
+    for name, job in workflow["jobs"].items():
+        assert isinstance(job.get("permissions"), dict), f"job {name} declares no permissions"
+
+
+@pytest.mark.parametrize("path", [PULL_REQUEST, PAGES], ids=lambda p: p.name)
+def test_no_expression_is_expanded_inside_a_shell_command(path: Path) -> None:
+    """`${{ }}` in `run:` pastes text into the script before the shell reads it."""
+    workflow = _load(path)
+    for job in workflow["jobs"].values():
+        for step in _steps(job):
+            assert "${{" not in step.get("run", ""), step
 
 
 @pytest.mark.parametrize("path", [PULL_REQUEST, PAGES], ids=lambda p: p.name)
@@ -161,7 +214,8 @@ def test_pull_requests_cannot_deploy() -> None:
         assert permissions.get("pages") != "write"
         assert permissions.get("id-token") != "write"
         assert not any(_uses("actions/deploy-pages")(s) for s in _steps(job))
-    assert _permissions(workflow, {}) == {"contents": "read"}
+    (job,) = workflow["jobs"].values()
+    assert _permissions(workflow, job) == {"contents": "read"}
 
 
 # ---------------------------------------------------------------------------
@@ -210,3 +264,62 @@ def test_pages_deploys_with_the_official_action_into_its_environment() -> None:
         if _permissions(workflow, job).get("pages") == "write"
     ]
     assert writers == ["deploy"]
+
+
+# ---------------------------------------------------------------------------
+# Dependabot
+# ---------------------------------------------------------------------------
+
+DEPENDABOT = ROOT / ".github" / "dependabot.yml"
+#: The Node.js major version of this project's machines (and CI's), which runs Lighthouse.
+NODE_MAJOR = 20
+
+
+def _updates() -> dict[str, dict[str, Any]]:
+    config = yaml.safe_load(DEPENDABOT.read_text(encoding="utf-8"))
+    assert config["version"] == 2
+    return {update["package-ecosystem"]: update for update in config["updates"]}
+
+
+def test_dependabot_updates_the_actions_the_python_locks_and_lighthouse_weekly_grouped() -> None:
+    updates = _updates()
+    assert {name: u["directory"] for name, u in updates.items()} == {
+        "github-actions": "/",
+        "pip": "/",
+        "npm": "/benchmarks",
+    }
+    for name, update in updates.items():
+        assert update["schedule"]["interval"] == "weekly", name
+        (group,) = update["groups"].values()
+        assert group["patterns"] == ["*"], name
+
+
+def test_the_python_locks_are_files_that_dependabot_recompiles() -> None:
+    """Dependabot re-runs pip-compile for a lock whose header names it, beside its .in file."""
+    for lock in sorted((ROOT / "requirements").glob("*.txt")):
+        header = lock.read_text(encoding="utf-8").split("\n", 7)[:6]
+        assert header[1].startswith("# This file is autogenerated by pip-compile"), lock.name
+        command = header[4].lstrip("# ").split()
+        assert command[0] == "pip-compile"
+        assert "--generate-hashes" in command
+        assert f"--output-file=requirements/{lock.name}" in command
+        assert command[-1] == f"requirements/{lock.stem}.in"
+        assert (ROOT / command[-1]).is_file()
+
+
+def _major(version: str) -> int:
+    return int(re.match(r"\D*(\d+)", version)[1])  # type: ignore[index]
+
+
+def test_lighthouse_stays_on_a_major_that_runs_on_the_node_here() -> None:
+    package = json.loads((ROOT / "benchmarks" / "package.json").read_text(encoding="utf-8"))
+    lock = json.loads((ROOT / "benchmarks" / "package-lock.json").read_text(encoding="utf-8"))
+    wanted = package["devDependencies"]["lighthouse"]
+    locked = lock["packages"]["node_modules/lighthouse"]
+    assert locked["version"] == wanted
+    # its engines field: ">=18.16" and the like
+    engines = re.fullmatch(r">=(\d+)(\.\d+)*", locked["engines"]["node"])
+    assert engines, locked["engines"]
+    assert int(engines[1]) <= NODE_MAJOR
+    (rule,) = [r for r in _updates()["npm"]["ignore"] if r["dependency-name"] == "lighthouse"]
+    assert rule["versions"] == [f">={_major(wanted) + 1}"]

@@ -6,6 +6,8 @@
  * When the list becomes empty the key is removed. Nothing else is stored
  * and nothing is sent. Read pages get a check mark in the navigation; every
  * lesson page has "Mark as read" / "Mark as unread" and "Clear all".
+ * Only pages of the current navigation count: an entry for a page that was
+ * renamed or removed is not counted, and is dropped at the next write.
  */
 (function () {
   "use strict";
@@ -86,6 +88,13 @@
     return keys;
   }
 
+  /* The entries of `read` that are pages of this navigation (null: the
+   * navigation does not list this page, so it cannot tell; keep every entry). */
+  function current(read, markable, here) {
+    if (markable.indexOf(here) === -1) return null;
+    return read.filter(function (k) { return markable.indexOf(k) !== -1; });
+  }
+
   function start() {
     var root = siteRoot();
     var here = pageKey(new URL(location.href), root);
@@ -111,20 +120,23 @@
     var toggle = box.querySelector('[data-action="toggle"]');
     var clear = box.querySelector('[data-action="clear"]');
 
+    var markable = markablePages(root);
+
     function show(read, message) {
       var isRead = read.indexOf(here) !== -1;
-      var total = markablePages(root).length;
-      var count = read.filter(function (k) { return MARKABLE.test(k); }).length;
+      var counted = current(read, markable, here) || read.filter(function (k) {
+        return MARKABLE.test(k);
+      });
       toggle.textContent = isRead ? "Mark as unread" : "Mark as read";
       clear.hidden = read.length === 0;
       state.textContent = (message ? message + " " : "") +
         (isRead ? "This page is marked as read." : "This page is not marked as read.") +
-        (read.length ? " Read: " + count + " of " + total + " pages." : "");
+        (counted.length ? " Read: " + counted.length + " of " + markable.length + " pages." : "");
       markNav(root, read);
     }
 
     toggle.addEventListener("click", function () {
-      var read = load();
+      var read = current(load(), markable, here) || load();
       var at = read.indexOf(here);
       if (at === -1) read.push(here);
       else read.splice(at, 1);
