@@ -34,7 +34,10 @@
 # `masked_softmax` turns one row of scores into weights, giving exactly
 # zero weight to blocked keys. `show_row` draws the row in the book's light
 # and dark palettes; the book shows the one that matches its palette, while
-# Jupyter shows both.
+# Jupyter shows both. `claim(words, values)` ties the text to the code: it
+# checks that the numbers in `words`, copied from the text above a cell,
+# are the values the cell computed (the book's tests check that the words
+# really are in the text).
 
 # %%
 import base64
@@ -45,7 +48,15 @@ from fractions import Fraction
 import numpy as np
 from IPython.display import HTML, display
 
-from attention_by_hand import masked_softmax
+from attention_by_hand import (
+    causal_mask,
+    masked_softmax,
+    multi_head_attention,
+    online_attention,
+    online_attention_steps,
+    scaled_dot_product_attention,
+)
+from attention_by_hand.book.prose import claim
 from attention_by_hand.figures import attention_row, to_svg
 
 
@@ -88,15 +99,20 @@ def as_fractions(xs):
 # counted from 0, as everywhere in the book.
 
 # %%
-scores = np.log([1.0, 2.0, 3.0])  # 0, ln 2, ln 3
+scores = np.log([1.0, 2.0, 3.0])  # already scaled
 values = np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 1.0]])  # v0, v1, v2
 all_keys = np.array([True, True, True])
+positions = np.arange(len(values))
 
 weights = masked_softmax(scores, all_keys)  # [3]
 output = weights @ values  # [3] @ [3, 2] -> [2]
 print("weights:", as_fractions(weights))
 print("sum of weights:", as_fractions(weights.sum()))
 print("output:", as_fractions(output))
+
+claim("already scaled: 0, ln 2 and ln 3", scores[0], np.exp(scores[1:]))
+claim("v0 = (1, 0), v1 = (0, 2) and v2 = (3, 1)", values)
+claim("counted from 0", positions[0])
 
 # %% [markdown]
 # By hand: the exponentials of 0, ln 2 and ln 3 are 1, 2 and 3; they add
@@ -107,12 +123,26 @@ print("output:", as_fractions(output))
 # with exact fractions.
 
 # %%
-hand_weights = [Fraction(1, 6), Fraction(2, 6), Fraction(3, 6)]
-hand_values = [(1, 0), (0, 2), (3, 1)]
+# e to the power ln n is n: the exponentials, worked exactly
+hand_exps = [Fraction(n) for n in (1, 2, 3)]
+total = sum(hand_exps)
+hand_weights = [e / total for e in hand_exps]
+hand_values = [[Fraction(x) for x in row] for row in values.tolist()]
 hand_output = tuple(
     sum(w * v[i] for w, v in zip(hand_weights, hand_values)) for i in range(2)
 )
-assert hand_output == (Fraction(5, 3), Fraction(7, 6)), hand_output
+(v0, v1, v2), (w0, w1, w2) = hand_values, hand_weights
+
+claim(
+    "the exponentials of 0, ln 2 and ln 3 are 1, 2 and 3; they add up to 6",
+    scores[0], np.exp(scores[1:]), hand_exps, total,
+)
+claim("weights are 1/6, 2/6 and 3/6 (1/6, 1/3 and 1/2", hand_weights, hand_weights)
+claim(
+    "(1/6)(1, 0) + (2/6)(0, 2) + (3/6)(3, 1) = (1/6 + 9/6, 4/6 + 3/6) = (5/3, 7/6)",
+    w0, v0, w1, v1, w2, v2,
+    w0 * v0[0], w2 * v2[0], w1 * v1[1], w2 * v2[1], hand_output,
+)
 
 close = dict(rtol=0, atol=1e-12)  # floats: compare with a tolerance
 assert np.allclose(weights, [float(w) for w in hand_weights], **close), weights
@@ -130,11 +160,22 @@ show_row(scores, values, name="lesson-2")
 # 1/3, 2/3 and 0, and the output is (1/3)(1, 0) + (2/3)(0, 2) = (1/3, 4/3).
 
 # %%
-causal = np.array([True, True, False])  # key 2 is blocked
+causal = causal_mask(3)[1]  # the row of query 1: key 2 is blocked
+blocked = int(np.flatnonzero(~causal)[0])
 masked_weights = masked_softmax(scores, causal)
 masked_output = masked_weights @ values
 print("weights:", as_fractions(masked_weights))
 print("output:", as_fractions(masked_output))
+
+kept_exps = [e for e, ok in zip(hand_exps, causal) if ok]
+claim("Now key 2", blocked)
+claim("the remaining exponentials are 1 and 2", kept_exps)
+claim(
+    "the weights become 1/3, 2/3 and 0, and the output is "
+    "(1/3)(1, 0) + (2/3)(0, 2) = (1/3, 4/3)",
+    masked_weights, masked_weights[0], values[0], masked_weights[1], values[1],
+    masked_output,
+)
 
 assert np.allclose(masked_weights, [1 / 3, 2 / 3, 0], **close), masked_weights
 assert masked_weights[2] == 0.0, "a blocked key gets exactly zero weight"
@@ -150,6 +191,12 @@ assert np.allclose(masked_output, [1 / 3, 4 / 3], **close), masked_output
 zeroed = np.where(causal, weights, 0.0)
 print("zeroed, not renormalized:", as_fractions(zeroed))
 print("their sum:", as_fractions(zeroed.sum()))
+claim(
+    "Setting the old weight of key 2 to zero without renormalizing is a different "
+    "operation: the weights 1/6 and 2/6 that are left add up to only 1/2, and "
+    "the score of key 2",
+    blocked, zeroed[causal], zeroed.sum(), blocked,
+)
 assert np.isclose(zeroed.sum(), 1 / 2, **close), zeroed.sum()
 
 renormalized = zeroed / zeroed.sum()
@@ -165,11 +212,11 @@ show_row(scores, values, causal, name="lesson-2-masked")
 # **Edit the cell below**, then run it and the cells after it. Try, for
 # example:
 #
-# - the same scores with v1 = (0, 20): the weights stay the same, the
+# - the same scores with a much longer v1: the weights stay the same, the
 #   output moves a long way;
 # - equal scores: every allowed key gets the same weight;
-# - adding 5 to every score: nothing changes, softmax ignores a constant
-#   shift;
+# - adding the same number to every score: nothing changes, softmax
+#   ignores a constant shift;
 # - blocking different keys with `my_allowed` (at least one must stay
 #   True: the book's code refuses a row with no allowed key).
 #
@@ -207,7 +254,7 @@ mixed = sum(w * row for w, row in zip(by_hand, v))
 assert np.allclose(my_weights, by_hand, **close), (my_weights, by_hand)
 assert (my_weights >= 0).all(), "weights are never negative"
 assert (my_weights[~keep] == 0).all(), "blocked keys get exactly zero"
-assert np.isclose(my_weights.sum(), 1.0, **close), my_weights.sum()
+claim("the allowed weights add up to 1", my_weights[keep].sum())
 assert np.allclose(my_output, mixed, **close), (my_output, mixed)
 
 # %%
