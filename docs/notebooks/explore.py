@@ -49,6 +49,7 @@ import numpy as np
 from IPython.display import HTML, display
 
 from attention_by_hand import (
+    attention_weights,
     causal_mask,
     masked_softmax,
     multi_head_attention,
@@ -205,6 +206,214 @@ assert np.allclose(renormalized, masked_weights, **close), renormalized
 
 # %%
 show_row(scores, values, causal, name="lesson-2-masked")
+
+# %% [markdown]
+# ## Further: ideas from the later lessons
+#
+# The lessons after causal masking build on the same arithmetic. The cells
+# below try their main ideas with the book's code: where the causal
+# triangle sits when there are fewer queries than keys ("Every row at
+# once"), several heads ("Several heads"), the online softmax ("Attention
+# one block at a time") and the KV cache ("Generating one token at a
+# time").
+#
+# ### Where the causal triangle sits
+#
+# With 2 queries over 3 keys, `causal_mask` can put the triangle in two
+# places. Aligned top-left, like PyTorch's `is_causal`, query 0 sees key 0
+# only and query 1 sees keys 0 and 1. Aligned bottom-right, the queries are
+# the last positions of the sequence, as in a decoder that keeps a cache:
+# query 0 sees keys 0 and 1, and query 1 sees all 3 keys.
+
+# %%
+top_left = causal_mask(2, 3)  # align="top-left" is the default
+bottom_right = causal_mask(2, 3, align="bottom-right")
+print("top-left:", top_left.astype(int).tolist())
+print("bottom-right:", bottom_right.astype(int).tolist())
+
+
+def keys_seen(mask):
+    """(query, the keys it may attend) for each row of `mask`."""
+    return [(query, np.flatnonzero(row).tolist()) for query, row in enumerate(mask)]
+
+
+n_queries, n_keys = top_left.shape
+(q0, seen0), (q1, seen1) = keys_seen(bottom_right)
+assert seen1 == list(range(n_keys)), seen1
+claim("With 2 queries over 3 keys", n_queries, n_keys)
+claim("query 0 sees key 0 only and query 1 sees keys 0 and 1", keys_seen(top_left))
+claim("query 0 sees keys 0 and 1, and query 1 sees all 3 keys", q0, seen0, q1, len(seen1))
+
+# %% [markdown]
+# ### Two heads look at different keys
+#
+# `multi_head_attention` projects the tokens into queries, keys and values,
+# splits their columns into heads, runs attention in each head on its own
+# columns, puts the heads' outputs side by side and multiplies them by W_O.
+# Take the tokens (2, 0), (0, 2) and (1, 1), every projection the identity,
+# and 2 heads of width 1: head 0 reads column 0, head 1 reads column 1.
+# With the scale set to ln 2, each exponential is 2 to the power of a dot
+# product. The query of token 2, (1, 1), gives the keys the weights 4/7,
+# 1/7 and 2/7 in head 0, but 1/7, 4/7 and 2/7 in head 1: the same query
+# looks mostly at key 0 in one head and at key 1 in the other.
+
+# %%
+tokens = np.array([[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]])  # [3 tokens, 2]
+identity = np.eye(2)
+n_heads, scale = 2, np.log(2)
+head_width = tokens.shape[1] // n_heads
+mha = multi_head_attention(
+    tokens, tokens, identity, identity, identity, identity,
+    n_heads=n_heads, scale=scale,
+)  # [3, 2]
+
+# each head alone, on its own columns, with the single-head functions
+columns = [tokens[:, h * head_width : (h + 1) * head_width] for h in range(n_heads)]
+head_weights = [attention_weights(c, c, scale=scale) for c in columns]  # [3, 3] each
+head_outputs = [scaled_dot_product_attention(c, c, c, scale=scale) for c in columns]
+assert np.allclose(mha, np.concatenate(head_outputs, axis=-1) @ identity, **close)
+
+query = 2
+for head, w in enumerate(head_weights):
+    print(f"head {head}, token {query}: weights {as_fractions(w[query])}")
+print("output of every token:", mha.round(4).tolist())
+
+# by hand: 2 to the power of each dot product, divided by their sum
+for head, w in enumerate(head_weights):
+    dots = [int(tokens[query, head] * tokens[key, head]) for key in range(len(tokens))]
+    exps = [Fraction(2) ** d for d in dots]
+    assert np.allclose(w[query], [float(e / sum(exps)) for e in exps], **close)
+
+claim("Take the tokens (2, 0), (0, 2) and (1, 1)", tokens)
+claim(
+    "2 heads of width 1: head 0 reads column 0, head 1 reads column 1",
+    n_heads, head_width, [(h, h * head_width) for h in range(n_heads)],
+)
+claim("With the scale set to ln 2, each exponential is 2", np.exp(scale), np.exp(scale))
+claim(
+    "The query of token 2, (1, 1), gives the keys the weights 4/7, 1/7 and 2/7 in "
+    "head 0, but 1/7, 4/7 and 2/7 in head 1",
+    query, tokens[query], head_weights[0][query], 0, head_weights[1][query], 1,
+)
+claim(
+    "looks mostly at key 0 in one head and at key 1",
+    [int(np.argmax(w[query])) for w in head_weights],
+)
+
+# %% [markdown]
+# ### One block of keys at a time
+#
+# `online_attention_steps` goes through the keys of lesson 2's row in
+# blocks and carries three things per query: the running maximum of the
+# scores, the running sum of the exponentials measured from that maximum,
+# and the accumulator, the values weighted the same way. With blocks of 1
+# key, the running maximum climbs 0, ln 2, ln 3. Each time it rises, what
+# was summed so far is multiplied by e to the power (old maximum − new
+# maximum), here 1/2 and then 2/3, so the running sum goes 1, 3/2, 2 and
+# the accumulator ends at (10/3, 7/3). Dividing by the sum gives
+# (5/3, 7/6), the output found above, and so does every block size: 1, 2
+# or 3. An implementation can therefore hold one block of scores at a
+# time, never the whole row.
+
+# %%
+one_query = [[1.0]]  # with the scale 1, its dot products are the scores
+key_column = scores[:, np.newaxis]  # [3, 1]
+steps = online_attention_steps(one_query, key_column, values, block_size=1, scale=1.0)
+for step in steps:
+    print(
+        f"keys seen {step.keys_seen}: "
+        f"max = ln {as_fractions(np.exp(step.running_max))}, "
+        f"sum = {as_fractions(step.running_sum)}, "
+        f"accumulator = ({as_fractions(step.accumulator)})"
+    )
+
+# the same by hand, with fractions: e to the power of the running maximum
+# is the largest exponential so far, and everything is measured from it
+for n, step in enumerate(steps, start=1):
+    top = max(hand_exps[:n])
+    hand_sum = sum(e / top for e in hand_exps[:n])
+    hand_acc = [sum(e / top * v[i] for e, v in zip(hand_exps[:n], hand_values)) for i in range(2)]
+    assert np.isclose(np.exp(step.running_max[0]), float(top), **close), step
+    assert np.isclose(step.running_sum[0], float(hand_sum), **close), step
+    assert np.allclose(step.accumulator[0], [float(a) for a in hand_acc], **close), step
+
+by_block_size = {
+    size: online_attention(one_query, key_column, values, block_size=size, scale=1.0)
+    for size in range(1, len(values) + 1)
+}
+for size, out in by_block_size.items():
+    assert np.allclose(out[0], output, **close), (size, out)
+
+maxima = np.array([step.running_max[0] for step in steps])
+claim(
+    "With blocks of 1 key, the running maximum climbs 0, ln 2, ln 3",
+    steps[0].keys_seen, maxima[0], np.exp(maxima[1:]),
+)
+claim(
+    "here 1/2 and then 2/3, so the running sum goes 1, 3/2, 2 and the accumulator "
+    "ends at (10/3, 7/3)",
+    np.exp(maxima[:-1] - maxima[1:]), [step.running_sum[0] for step in steps],
+    steps[-1].accumulator,
+)
+claim("Dividing by the sum gives (5/3, 7/6)", steps[-1].output())
+claim("every block size: 1, 2 or 3", list(by_block_size))
+
+# %% [markdown]
+# ### A KV cache, one token at a time
+#
+# A decoder produces its tokens one at a time. At step t it computes one
+# new query, appends the new key and value to a cache, and lets the query
+# attend to everything in the cache: keys 0 to t, exactly the keys that
+# row t of a causal mask allows. (One query over the whole cache is the
+# bottom-right alignment above, with nothing blocked.) Below, 4 tokens with
+# seeded random queries, keys and values of width 2 go through the cache;
+# each step's output equals the matching row of the full causal
+# computation. After the last step the cache holds 4 keys and 4 values of
+# 2 numbers each: 16 numbers for this one head of one layer. Without the
+# cache, step t would compute all t + 1 keys and values again: 1 + 2 + 3 + 4
+# = 10 key and value pairs over the 4 steps, instead of 4.
+
+# %%
+rng = np.random.default_rng(7)
+n_tokens, width = 4, 2
+q_all, k_all, v_all = rng.normal(size=(3, n_tokens, width))  # [4, 2] each
+full_causal = scaled_dot_product_attention(
+    q_all, k_all, v_all, allowed=causal_mask(n_tokens)
+)  # [4, 2]
+
+cache_k = np.empty((0, width))  # grows by one row per step
+cache_v = np.empty((0, width))
+computed_with_cache = 0  # key and value pairs computed
+for t in range(n_tokens):
+    cache_k = np.vstack([cache_k, k_all[t : t + 1]])  # the new key...
+    cache_v = np.vstack([cache_v, v_all[t : t + 1]])  # ...and its value
+    computed_with_cache += 1
+    allowed = causal_mask(1, len(cache_k), align="bottom-right")  # [1, t + 1]
+    assert allowed.all()
+    assert np.flatnonzero(causal_mask(n_tokens)[t]).tolist() == list(range(t + 1))
+    step_output = scaled_dot_product_attention(
+        q_all[t : t + 1], cache_k, cache_v, allowed=allowed
+    )  # [1, 2]
+    assert np.allclose(step_output[0], full_causal[t], **close), t
+    print(f"step {t}: keys in the cache {len(cache_k)}, output {step_output[0].round(4)}")
+print("full causal computation:", full_causal.round(4).tolist())
+
+# without a cache, step t computes the keys and values of tokens 0 to t again
+without_cache = [len(k_all[: t + 1]) for t in range(n_tokens)]
+first_key = int(np.flatnonzero(causal_mask(n_tokens)[-1])[0])
+claim("keys 0 to t", first_key)
+claim("Below, 4 tokens", n_tokens)
+claim("keys and values of width 2", width)
+claim(
+    "the cache holds 4 keys and 4 values of 2 numbers each: 16 numbers",
+    len(cache_k), len(cache_v), cache_k.shape[1], cache_k.size + cache_v.size,
+)
+claim(
+    "all t + 1 keys and values again: 1 + 2 + 3 + 4 = 10 key and value pairs over "
+    "the 4 steps, instead of 4",
+    without_cache[-1] - (n_tokens - 1), without_cache, sum(without_cache), n_tokens,
+    computed_with_cache,
+)
 
 # %% [markdown]
 # ## Your turn: change the inputs
