@@ -231,17 +231,12 @@ bottom_right = causal_mask(2, 3, align="bottom-right")
 print("top-left:", top_left.astype(int).tolist())
 print("bottom-right:", bottom_right.astype(int).tolist())
 
-
-def keys_seen(mask):
-    """(query, the keys it may attend) for each row of `mask`."""
-    return [(query, np.flatnonzero(row).tolist()) for query, row in enumerate(mask)]
-
-
-n_queries, n_keys = top_left.shape
-(q0, seen0), (q1, seen1) = keys_seen(bottom_right)
-assert seen1 == list(range(n_keys)), seen1
-claim("With 2 queries over 3 keys", n_queries, n_keys)
-claim("query 0 sees key 0 only and query 1 sees keys 0 and 1", keys_seen(top_left))
+# (query, the keys it sees) for each row
+tl = [(i, np.flatnonzero(row).tolist()) for i, row in enumerate(top_left)]
+(q0, seen0), (q1, seen1) = enumerate(np.flatnonzero(r).tolist() for r in bottom_right)
+assert seen1 == list(range(top_left.shape[1])), seen1
+claim("With 2 queries over 3 keys", top_left.shape)
+claim("query 0 sees key 0 only and query 1 sees keys 0 and 1", tl)
 claim("query 0 sees keys 0 and 1, and query 1 sees all 3 keys", q0, seen0, q1, len(seen1))
 
 # %% [markdown]
@@ -258,47 +253,34 @@ claim("query 0 sees keys 0 and 1, and query 1 sees all 3 keys", q0, seen0, q1, l
 # looks mostly at key 0 in one head and at key 1 in the other.
 
 # %%
-tokens = np.array([[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]])  # [3 tokens, 2]
-identity = np.eye(2)
-n_heads, scale = 2, np.log(2)
-head_width = tokens.shape[1] // n_heads
-mha = multi_head_attention(
-    tokens, tokens, identity, identity, identity, identity,
-    n_heads=n_heads, scale=scale,
-)  # [3, 2]
+x = np.array([[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]])  # 3 tokens, [3, 2]
+eye, scale = np.eye(2), np.log(2)
+mha = multi_head_attention(x, x, eye, eye, eye, eye, n_heads=2, scale=scale)
+# head h on its own: attention over column h alone
+heads = [x[:, [h]] for h in range(2)]
+head_out = [scaled_dot_product_attention(c, c, c, scale=scale) for c in heads]
+assert np.allclose(mha, np.hstack(head_out), **close)
 
-# each head alone, on its own columns, with the single-head functions
-columns = [tokens[:, h * head_width : (h + 1) * head_width] for h in range(n_heads)]
-head_weights = [attention_weights(c, c, scale=scale) for c in columns]  # [3, 3] each
-head_outputs = [scaled_dot_product_attention(c, c, c, scale=scale) for c in columns]
-assert np.allclose(mha, np.concatenate(head_outputs, axis=-1) @ identity, **close)
+token = 2
+rows = [attention_weights(c, c, scale=scale)[token] for c in heads]
+for h, row in enumerate(rows):
+    print(f"head {h}, token {token}: weights {as_fractions(row)}")
+    # by hand: 2 to the power of each dot product, over their sum
+    exps = [Fraction(2) ** int(d) for d in heads[h][:, 0] * heads[h][token, 0]]
+    assert np.allclose(row, [float(e / sum(exps)) for e in exps], **close)
 
-query = 2
-for head, w in enumerate(head_weights):
-    print(f"head {head}, token {query}: weights {as_fractions(w[query])}")
-print("output of every token:", mha.round(4).tolist())
-
-# by hand: 2 to the power of each dot product, divided by their sum
-for head, w in enumerate(head_weights):
-    dots = [int(tokens[query, head] * tokens[key, head]) for key in range(len(tokens))]
-    exps = [Fraction(2) ** d for d in dots]
-    assert np.allclose(w[query], [float(e / sum(exps)) for e in exps], **close)
-
-claim("Take the tokens (2, 0), (0, 2) and (1, 1)", tokens)
+claim("Take the tokens (2, 0), (0, 2) and (1, 1)", x)
 claim(
     "2 heads of width 1: head 0 reads column 0, head 1 reads column 1",
-    n_heads, head_width, [(h, h * head_width) for h in range(n_heads)],
+    len(heads), heads[0].shape[1], [(h, h * heads[h].shape[1]) for h in range(2)],
 )
 claim("With the scale set to ln 2, each exponential is 2", np.exp(scale), np.exp(scale))
 claim(
-    "The query of token 2, (1, 1), gives the keys the weights 4/7, 1/7 and 2/7 in "
-    "head 0, but 1/7, 4/7 and 2/7 in head 1",
-    query, tokens[query], head_weights[0][query], 0, head_weights[1][query], 1,
+    "The query of token 2, (1, 1), gives the keys the weights 4/7, "
+    "1/7 and 2/7 in head 0, but 1/7, 4/7 and 2/7 in head 1",
+    token, x[token], rows[0], 0, rows[1], 1,
 )
-claim(
-    "looks mostly at key 0 in one head and at key 1",
-    [int(np.argmax(w[query])) for w in head_weights],
-)
+claim("mostly at key 0 in one head and at key 1", np.argmax(rows, axis=1))
 
 # %% [markdown]
 # ### One block of keys at a time
@@ -316,47 +298,32 @@ claim(
 # time, never the whole row.
 
 # %%
-one_query = [[1.0]]  # with the scale 1, its dot products are the scores
-key_column = scores[:, np.newaxis]  # [3, 1]
-steps = online_attention_steps(one_query, key_column, values, block_size=1, scale=1.0)
+one_q, k = [[1.0]], scores[:, np.newaxis]  # one query; scale 1 keeps the scores
+steps = online_attention_steps(one_q, k, values, block_size=1, scale=1.0)
 for step in steps:
+    m, total, acc = step.running_max, step.running_sum, step.accumulator
     print(
-        f"keys seen {step.keys_seen}: "
-        f"max = ln {as_fractions(np.exp(step.running_max))}, "
-        f"sum = {as_fractions(step.running_sum)}, "
-        f"accumulator = ({as_fractions(step.accumulator)})"
+        f"{step.keys_seen} key(s): max ln {as_fractions(np.exp(m))}, "
+        f"sum {as_fractions(total)}, accumulator ({as_fractions(acc)})"
     )
+    # by hand: everything measured from the largest exponential so far
+    seen = list(zip(hand_exps, hand_values))[: step.keys_seen]
+    top = max(e for e, _ in seen)
+    hand = [sum(e / top for e, _ in seen)] + [sum(e / top * v[i] for e, v in seen) for i in (0, 1)]
+    assert np.allclose([np.exp(m[0]), total[0], *acc[0]], [float(f) for f in (top, *hand)], **close)
 
-# the same by hand, with fractions: e to the power of the running maximum
-# is the largest exponential so far, and everything is measured from it
-for n, step in enumerate(steps, start=1):
-    top = max(hand_exps[:n])
-    hand_sum = sum(e / top for e in hand_exps[:n])
-    hand_acc = [sum(e / top * v[i] for e, v in zip(hand_exps[:n], hand_values)) for i in range(2)]
-    assert np.isclose(np.exp(step.running_max[0]), float(top), **close), step
-    assert np.isclose(step.running_sum[0], float(hand_sum), **close), step
-    assert np.allclose(step.accumulator[0], [float(a) for a in hand_acc], **close), step
-
-by_block_size = {
-    size: online_attention(one_query, key_column, values, block_size=size, scale=1.0)
-    for size in range(1, len(values) + 1)
-}
-for size, out in by_block_size.items():
-    assert np.allclose(out[0], output, **close), (size, out)
+sizes = range(1, len(values) + 1)
+outputs = [online_attention(one_q, k, values, block_size=b, scale=1.0) for b in sizes]
+assert all(np.allclose(out[0], output, **close) for out in outputs)
 
 maxima = np.array([step.running_max[0] for step in steps])
-claim(
-    "With blocks of 1 key, the running maximum climbs 0, ln 2, ln 3",
-    steps[0].keys_seen, maxima[0], np.exp(maxima[1:]),
-)
-claim(
-    "here 1/2 and then 2/3, so the running sum goes 1, 3/2, 2 and the accumulator "
-    "ends at (10/3, 7/3)",
-    np.exp(maxima[:-1] - maxima[1:]), [step.running_sum[0] for step in steps],
-    steps[-1].accumulator,
-)
+claim("With blocks of 1 key, the running maximum climbs 0, ln 2, ln 3",
+      steps[0].keys_seen, maxima[0], np.exp(maxima[1:]))
+claim("here 1/2 and then 2/3, so the running sum goes 1, 3/2, 2 and the "
+      "accumulator ends at (10/3, 7/3)",
+      np.exp(maxima[:-1] - maxima[1:]), [s.running_sum for s in steps], acc)
 claim("Dividing by the sum gives (5/3, 7/6)", steps[-1].output())
-claim("every block size: 1, 2 or 3", list(by_block_size))
+claim("every block size: 1, 2 or 3", list(sizes))
 
 # %% [markdown]
 # ### A KV cache, one token at a time
@@ -374,46 +341,28 @@ claim("every block size: 1, 2 or 3", list(by_block_size))
 # = 10 key and value pairs over the 4 steps, instead of 4.
 
 # %%
-rng = np.random.default_rng(7)
-n_tokens, width = 4, 2
-q_all, k_all, v_all = rng.normal(size=(3, n_tokens, width))  # [4, 2] each
-full_causal = scaled_dot_product_attention(
-    q_all, k_all, v_all, allowed=causal_mask(n_tokens)
-)  # [4, 2]
+q, k, v = np.random.default_rng(7).normal(size=(3, 4, 2))  # 4 tokens, [4, 2] each
+full = scaled_dot_product_attention(q, k, v, allowed=causal_mask(len(q)))  # [4, 2]
 
-cache_k = np.empty((0, width))  # grows by one row per step
-cache_v = np.empty((0, width))
-computed_with_cache = 0  # key and value pairs computed
-for t in range(n_tokens):
-    cache_k = np.vstack([cache_k, k_all[t : t + 1]])  # the new key...
-    cache_v = np.vstack([cache_v, v_all[t : t + 1]])  # ...and its value
-    computed_with_cache += 1
-    allowed = causal_mask(1, len(cache_k), align="bottom-right")  # [1, t + 1]
-    assert allowed.all()
-    assert np.flatnonzero(causal_mask(n_tokens)[t]).tolist() == list(range(t + 1))
-    step_output = scaled_dot_product_attention(
-        q_all[t : t + 1], cache_k, cache_v, allowed=allowed
-    )  # [1, 2]
-    assert np.allclose(step_output[0], full_causal[t], **close), t
-    print(f"step {t}: keys in the cache {len(cache_k)}, output {step_output[0].round(4)}")
-print("full causal computation:", full_causal.round(4).tolist())
+cache_k, cache_v = [], []  # one row more at every step
+for t in range(len(q)):
+    cache_k.append(k[t])  # the new token's key and value, computed once
+    cache_v.append(v[t])
+    out = scaled_dot_product_attention(q[t : t + 1], cache_k, cache_v)  # [1, 2]
+    assert causal_mask(1, t + 1, align="bottom-right").all()
+    assert np.allclose(out[0], full[t], **close), t
+    print(f"step {t}: {len(cache_k)} key(s) in the cache, output {out[0].round(4)}")
 
-# without a cache, step t computes the keys and values of tokens 0 to t again
-without_cache = [len(k_all[: t + 1]) for t in range(n_tokens)]
-first_key = int(np.flatnonzero(causal_mask(n_tokens)[-1])[0])
-claim("keys 0 to t", first_key)
-claim("Below, 4 tokens", n_tokens)
-claim("keys and values of width 2", width)
-claim(
-    "the cache holds 4 keys and 4 values of 2 numbers each: 16 numbers",
-    len(cache_k), len(cache_v), cache_k.shape[1], cache_k.size + cache_v.size,
-)
-claim(
-    "all t + 1 keys and values again: 1 + 2 + 3 + 4 = 10 key and value pairs over "
-    "the 4 steps, instead of 4",
-    without_cache[-1] - (n_tokens - 1), without_cache, sum(without_cache), n_tokens,
-    computed_with_cache,
-)
+cache = np.array([cache_k, cache_v])  # [keys and values, 4, 2]
+recomputed = [len(k[: t + 1]) for t in range(len(q))]  # per step, without a cache
+claim("keys 0 to t", np.flatnonzero(causal_mask(len(q))[-1])[0])
+claim("Below, 4 tokens", len(q))
+claim("keys and values of width 2", q.shape[1])
+claim("the cache holds 4 keys and 4 values of 2 numbers each: 16 numbers",
+      len(cache_k), len(cache_v), cache.shape[-1], cache.size)
+claim("all t + 1 keys and values again: 1 + 2 + 3 + 4 = 10 key and value pairs "
+      "over the 4 steps, instead of 4",
+      recomputed[-1] - t, recomputed, sum(recomputed), len(q), len(cache_k))
 
 # %% [markdown]
 # ## Your turn: change the inputs
