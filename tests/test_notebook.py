@@ -267,8 +267,7 @@ def test_a_failing_cell_stops_the_build(tmp_path: Path) -> None:
     result = run_in_copy(copy, "mkdocs", "build", "--strict", "-d", str(tmp_path / "site"))
     assert result.returncode != 0, result.stdout + result.stderr
     assert (
-        "notebooks/explore.py: a cell failed when the notebook ran during the build "
-        "(ClaimError: "
+        "notebooks/explore.py: a cell failed when the notebook ran during the build (ClaimError: "
     ) in result.stderr, result.stderr
     assert "the prose says 5/4 but the code computes" in result.stderr, result.stderr
     assert not (tmp_path / "site" / PAGE).exists()

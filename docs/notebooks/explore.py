@@ -130,7 +130,7 @@ total = sum(hand_exps)
 hand_weights = [e / total for e in hand_exps]
 hand_values = [[Fraction(x) for x in row] for row in values.tolist()]
 hand_output = tuple(
-    sum(w * v[i] for w, v in zip(hand_weights, hand_values)) for i in range(2)
+    sum(w * v[i] for w, v in zip(hand_weights, hand_values, strict=True)) for i in range(2)
 )
 (v0, v1, v2), (w0, w1, w2) = hand_values, hand_weights
 
@@ -145,7 +145,7 @@ claim(
     w0 * v0[0], w2 * v2[0], w1 * v1[1], w2 * v2[1], hand_output,
 )
 
-close = dict(rtol=0, atol=1e-12)  # floats: compare with a tolerance
+close = {"rtol": 0, "atol": 1e-12}  # floats: compare with a tolerance
 assert np.allclose(weights, [float(w) for w in hand_weights], **close), weights
 assert np.allclose(output, [float(x) for x in hand_output], **close), output
 print("the code agrees with the hand calculation")
@@ -168,7 +168,7 @@ masked_output = masked_weights @ values
 print("weights:", as_fractions(masked_weights))
 print("output:", as_fractions(masked_output))
 
-kept_exps = [e for e, ok in zip(hand_exps, causal) if ok]
+kept_exps = [e for e, ok in zip(hand_exps, causal, strict=True) if ok]
 claim("Now key 2", blocked)
 claim("the remaining exponentials are 1 and 2", kept_exps)
 claim(
@@ -307,7 +307,7 @@ for step in steps:
         f"sum {as_fractions(total)}, accumulator ({as_fractions(acc)})"
     )
     # by hand: everything measured from the largest exponential so far
-    seen = list(zip(hand_exps, hand_values))[: step.keys_seen]
+    seen = list(zip(hand_exps, hand_values, strict=True))[: step.keys_seen]
     top = max(e for e, _ in seen)
     hand = [sum(e / top for e, _ in seen)] + [sum(e / top * v[i] for e, v in seen) for i in (0, 1)]
     assert np.allclose([np.exp(m[0]), total[0], *acc[0]], [float(f) for f in (top, *hand)], **close)
@@ -404,10 +404,10 @@ print("output: ", np.round(my_output, 4))
 
 # the same row with a plain loop: exponentials of the allowed scores,
 # shifted by the largest allowed score so that nothing overflows
-top = max(score for score, ok in zip(s, keep) if ok)
-exps = [math.exp(score - top) if ok else 0.0 for score, ok in zip(s, keep)]
+top = max(score for score, ok in zip(s, keep, strict=True) if ok)
+exps = [math.exp(score - top) if ok else 0.0 for score, ok in zip(s, keep, strict=True)]
 by_hand = [e / sum(exps) for e in exps]
-mixed = sum(w * row for w, row in zip(by_hand, v))
+mixed = sum(w * row for w, row in zip(by_hand, v, strict=True))
 
 assert np.allclose(my_weights, by_hand, **close), (my_weights, by_hand)
 assert (my_weights >= 0).all(), "weights are never negative"
