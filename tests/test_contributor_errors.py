@@ -95,7 +95,9 @@ def _line_of(text: str, fragment: str) -> int:
 
 
 def _claim_error(result: subprocess.CompletedProcess[str]) -> str:
-    found = re.search(r"ClaimError: (.*)", result.stdout)
+    # the "E" line of pytest's report: the traceback above it may quote claim()'s
+    # docstring, whose example also reads "ClaimError: ..."
+    found = re.search(r"^E\s+\S*ClaimError: (.*)", result.stdout, re.MULTILINE)
     assert found, result.stdout
     return found[1]
 

@@ -10,23 +10,33 @@ from __future__ import annotations
 import math
 import re
 import xml.etree.ElementTree as ET
-from fractions import Fraction
 
 import numpy as np
 import pytest
 
 from attention_by_hand import causal_mask, masked_softmax
+from attention_by_hand.book.prose import Number, numbers_in
 from attention_by_hand.book.registry import FIGURES, PALETTE_NAMES
 from attention_by_hand.figures import format_number, to_svg
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
-NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:/\d+)?")
 
 
 def svg_texts(svg: bytes) -> list[str]:
     """Every piece of text drawn in an SVG, in document order."""
     root = ET.fromstring(svg)
     return ["".join(t.itertext()).strip() for t in root.iter(f"{SVG_NS}text")]
+
+
+def _fraction_label(text: str) -> Number | None:
+    """The number of a label that is one fraction and nothing else, such as ``2/6``.
+
+    Read by the book's one number reader; None for any other label.
+    """
+    found = numbers_in(text)
+    if len(found) == 1 and found[0].text == text and "/" in text:
+        return found[0]
+    return None
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))
@@ -71,11 +81,11 @@ def test_attention_row_numbers_equal_the_module_output() -> None:
     spec = FIGURES["attention-row"]
     texts = svg_texts(spec.svg("dark"))
     weights = masked_softmax(spec.inputs["scores"], np.ones(3, dtype=bool))
-    labels = [t for t in texts if re.fullmatch(r"\d+/\d+", t)]
-    assert [float(Fraction(t)) for t in labels] == pytest.approx(weights.tolist(), abs=1e-12)
+    labels = [n for t in texts if (n := _fraction_label(t)) is not None]
+    assert [float(n.value) for n in labels] == pytest.approx(weights.tolist(), abs=1e-12)
     out = weights @ np.asarray(spec.inputs["values"], dtype=float)
     (printed,) = [t for t in texts if t.startswith("output = ")]
-    assert [float(Fraction(x)) for x in NUMBER.findall(printed)] == pytest.approx(out.tolist())
+    assert [float(n.value) for n in numbers_in(printed)] == pytest.approx(out.tolist())
 
 
 def test_masked_attention_row_prints_the_hand_fractions() -> None:

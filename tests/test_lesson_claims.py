@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import posixpath
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +23,16 @@ import numpy as np
 import pytest
 import yaml
 
+from attention_by_hand import (
+    attention_weights,
+    causal_mask,
+    masked_softmax,
+    scaled_dot_product_attention,
+    softmax,
+)
 from attention_by_hand.book.coverage import claims, unchecked_numbers
 from attention_by_hand.book.prose import ClaimError, claim
 from attention_by_hand.book.visible_numbers import lesson_references, page_numbers
-from attention_by_hand.core import causal_mask, masked_softmax
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -148,6 +155,109 @@ def _demo_weights(name: str) -> dict[str, list[Any]]:
     }
 
 
+def _fraction_matrix(rows: Any) -> list[list[Fraction]]:
+    return [[Fraction(int(x)) for x in row] for row in rows]
+
+
+def _matmul(a: list[list[Fraction]], b: list[list[Fraction]]) -> list[list[Fraction]]:
+    """The product of two small matrices, by hand in fractions (independent of NumPy)."""
+    return [
+        [
+            sum((x * y for x, y in zip(row, col, strict=True)), Fraction(0))
+            for col in zip(*b, strict=True)
+        ]
+        for row in a
+    ]
+
+
+def _qkv_matrices(inputs: dict[str, Any]) -> dict[str, list[Any]]:
+    x = _fraction_matrix(inputs["tokens"])
+    w_q, w_k, w_v = (_fraction_matrix(inputs[w]) for w in ("w_q", "w_k", "w_v"))
+    q, k, v = _matmul(x, w_q), _matmul(x, w_k), _matmul(x, w_v)
+    d_k = len(w_q[0])
+    root = Fraction(math.isqrt(d_k))
+    assert root**2 == d_k, "the caption writes √d_k as a whole number"
+    scores = [
+        [s / root for s in row] for row in _matmul(q, [list(c) for c in zip(*k, strict=True)])
+    ]
+    weights = softmax(np.array(scores, dtype=float))
+    rows: list[Any] = []
+    for i, (row_scores, row_weights) in enumerate(zip(scores, weights, strict=True)):
+        rows += [i, *row_scores, *row_weights]
+    return {
+        "alt": [q, k, v, *rows],
+        "caption": [x, w_q, w_k, w_v, d_k, d_k, root],
+    }
+
+
+def _mha_heads(inputs: dict[str, Any]) -> dict[str, list[Any]]:
+    x = _fraction_matrix(inputs["tokens"])
+    w_q, w_k = _fraction_matrix(inputs["w_q"]), _fraction_matrix(inputs["w_k"])
+    n_heads = inputs["n_heads"]
+    width = len(w_q[0]) // n_heads
+    assert width == 1, "the alt text's weights assume heads of width 1 (scale 1/√1 = 1)"
+    q, k = _matmul(x, w_q), _matmul(x, w_k)
+    n = len(x)
+    heads: list[Any] = []
+    for h in range(n_heads):
+        # head h: its column of Q and K; a head of width 1 scores q_i k_j, divided by √1
+        scores = np.array([[float(qi[h] * kj[h]) for kj in k] for qi in q])
+        heads.append(h)
+        for i, row in enumerate(softmax(scores)):
+            heads += [i, *row]
+    return {
+        "alt": [0, n - 1, 0, n - 1, *heads],
+        "caption": [n_heads, width, x, w_q, w_k],
+    }
+
+
+def _online_softmax_steps(inputs: dict[str, Any]) -> dict[str, list[Any]]:
+    scores = np.asarray(inputs["scores"], dtype=float)
+    exps = [Fraction(round(e)) for e in np.exp(scores)]
+    assert np.allclose(np.exp(scores), [float(e) for e in exps]), "scores are logs of integers"
+    values = _fraction_matrix(inputs["values"])
+    block = inputs["block_size"]
+    n = len(exps)
+    states: list[Any] = []
+    for b, seen in enumerate(range(block, n + block, block)):
+        seen = min(seen, n)
+        # the state after a block, from its definition: m the largest score seen,
+        # l the sum of exp(s_j - m) and a the sum of exp(s_j - m) v_j over the keys seen
+        e_max = max(exps[:seen])
+        shares = [e / e_max for e in exps[:seen]]
+        total = sum(shares, Fraction(0))
+        acc = [
+            sum((w * v[c] for w, v in zip(shares, values, strict=False)), Fraction(0))
+            for c in range(2)
+        ]
+        states += [b, seen, math.log(e_max), total, acc, [a / total for a in acc]]
+    return {
+        "alt": [*scores, 0, n - 1, *states],
+        "caption": [*exps, values, block],
+    }
+
+
+def _kv_cache_steps(inputs: dict[str, Any]) -> dict[str, list[Any]]:
+    queries, keys = np.asarray(inputs["queries"]), np.asarray(inputs["keys"])
+    values = np.asarray(inputs["values"], dtype=float)
+    n = len(queries)
+    # the full causal computation; each generation step must equal its row
+    allowed = causal_mask(n)
+    weights = attention_weights(queries, keys, allowed=allowed, scale=inputs["scale"])
+    output = scaled_dot_product_attention(
+        queries, keys, values, allowed=allowed, scale=inputs["scale"]
+    )
+    steps: list[Any] = []
+    for t in range(n):
+        steps += [t, t + 1, weights[t, : t + 1], output[t]]
+    causal_lesson = nav_lessons().index("lessons/causal-masking.md") + 1
+    assert np.allclose(keys, np.eye(n)), "the caption says the keys are the unit vectors"
+    return {
+        "alt": steps,
+        "caption": [n, causal_lesson, np.exp(queries), values, inputs["scale"]],
+    }
+
+
 def _computed_caption_numbers(name: str, inputs: dict[str, Any]) -> dict[str, list[Any]]:
     if name.startswith("demo-") and name.endswith("-weights"):
         return _demo_weights(name.removeprefix("demo-").removesuffix("-weights"))
@@ -156,12 +266,23 @@ def _computed_caption_numbers(name: str, inputs: dict[str, Any]) -> dict[str, li
         "attention-row-masked": _attention_row,
         "causal-mask": _causal_mask,
         "same-weights": _same_weights,
+        "qkv-matrices": _qkv_matrices,
+        "mha-heads": _mha_heads,
+        "online-softmax-steps": _online_softmax_steps,
+        "kv-cache-steps": _kv_cache_steps,
     }
     assert name in by_name, (
         f"figure {name!r} is new: add how its caption's numbers are computed to "
         f"_computed_caption_numbers in {Path(__file__).name}"
     )
     return by_name[name](dict(inputs))
+
+
+def _flat(values: Any) -> list[Any]:
+    """The numbers of `values` (scalars, sequences and arrays, nested), in order."""
+    if isinstance(values, (list, tuple, np.ndarray)):
+        return [x for value in values for x in _flat(value)]
+    return [values]
 
 
 def _figure_names() -> list[str]:
@@ -185,7 +306,7 @@ def test_figure_captions_state_the_computed_numbers(name: str) -> None:
             raise AssertionError(
                 f"src/attention_by_hand/book/registry.py, figure {name!r}, {field}: "
                 f"{str(error).removeprefix('this check: ')}. It states {written}; the "
-                f"computation gives {[round(float(v), 4) for v in values]} "
+                f"computation gives {[round(float(v), 4) for v in _flat(values)]} "
                 f"(positions count from 0)"
             ) from None
 
@@ -320,22 +441,42 @@ def test_the_notebook_claims_quote_its_markdown(tmp_path: Path) -> None:
     ]
 
 
+#: a nav of three lessons, so that the messages below do not change as the book grows
+_FIXTURE_NAV = (
+    "lessons/weighted-mixture.md",
+    "lessons/attention-matrix.md",
+    "lessons/causal-masking.md",
+)
+
+
 def test_a_lesson_number_must_name_the_lesson_of_the_nav() -> None:
     text = (
         "As [lesson 2](attention-matrix.md) showed, and [lesson 3](attention-matrix.md);\n"
-        "lesson 7 does not exist, and lesson 1 is plain text.\n"
+        "lesson 4 does not exist, and lesson 1 is plain text.\n"
     )
-    problems = cross_reference_problems("lessons/causal-masking.md", text)
+    problems = cross_reference_problems("lessons/causal-masking.md", text, _FIXTURE_NAV)
     assert problems == [
         (
             "line 1: 'lesson 3' links to lessons/attention-matrix.md, but lesson 3 of the nav "
             "in mkdocs.yml is lessons/causal-masking.md"
         ),
-        "line 2: 'lesson 7' names no lesson: the nav in mkdocs.yml has 3 lessons",
+        "line 2: 'lesson 4' names no lesson: the nav in mkdocs.yml has 3 lessons",
         (
             "line 2: 'lesson 1' is not a link, so no check can tell which lesson it means; "
             "write it [lesson 1](weighted-mixture.md) if it means lessons/weighted-mixture.md"
         ),
+    ]
+
+
+def test_the_nav_lessons_are_read_from_mkdocs_yml() -> None:
+    """The page checks use the real nav: every lesson on disk, each once, starting with lesson 1."""
+    lessons = nav_lessons()
+    assert sorted(lessons) == sorted(LESSONS)
+    assert lessons[0] == "lessons/weighted-mixture.md"
+    # one past the end of the real nav names no lesson
+    past = len(lessons) + 1
+    assert cross_reference_problems("index.md", f"lesson {past} is next.\n") == [
+        f"line 1: 'lesson {past}' names no lesson: the nav in mkdocs.yml has {len(LESSONS)} lessons"
     ]
 
 
@@ -371,9 +512,15 @@ def nav_lessons() -> list[str]:
     return [p for p in pages if p.startswith("lessons/")]
 
 
-def cross_reference_problems(page: str, text: str) -> list[str]:
-    """What is wrong with each ``lesson N`` of `text`, a page at docs/`page`."""
-    lessons = nav_lessons()
+def cross_reference_problems(
+    page: str, text: str, lessons: tuple[str, ...] | list[str] | None = None
+) -> list[str]:
+    """What is wrong with each ``lesson N`` of `text`, a page at docs/`page`.
+
+    `lessons` is the nav's lessons in order; by default those of mkdocs.yml.
+    """
+    if lessons is None:
+        lessons = nav_lessons()
     problems = []
     for ref in lesson_references(text):
         said = f"'lesson {ref.lesson}'"
