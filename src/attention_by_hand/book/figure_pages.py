@@ -1,192 +1,157 @@
-"""MkDocs hook: figures drawn at build time, and maths turned into MathML.
+"""Figures in pages: every registered figure drawn in memory, and its HTML.
 
-Listed first under ``hooks:`` in ``mkdocs.yml``: its ``on_config`` drops the
-cached ``attention_by_hand`` modules so that each build of ``mkdocs serve``
-uses the code in ``src/`` as it is now. Other hooks that use the maths should
-import it inside their event functions, not at module level, to see changes.
+Every figure in :data:`attention_by_hand.book.registry.FIGURES` is drawn in
+both palettes, in memory, and added to the site as a generated file
+(``figures/<name>-light.svg`` and ``-dark.svg``); nothing is written into
+``docs/``. A page shows a figure with a line of its own::
 
-Figures
-    Every figure in :data:`attention_by_hand.book.registry.FIGURES` is drawn
-    in both palettes, in memory, and added to the site as a generated file
-    (``figures/<name>-light.svg`` and ``-dark.svg``). Nothing is written into
-    ``docs/``. A page shows a figure with a line of its own::
+    [[figure: attention-row]]
 
-        [[figure: attention-row]]
+which becomes a ``<figure>`` with the light and dark images, alt text, a
+caption stating the inputs, and a link to the full-size image. An unknown
+name stops the build, naming the page and the figure.
 
-    which becomes a ``<figure>`` with the light and dark images, alt text, a
-    caption stating the inputs, and a link to the full-size image. An unknown
-    name stops the build, naming the page and the figure.
-
-Maths
-    ``pymdownx.arithmatex`` (generic mode) marks ``$...$`` and ``$$...$$``;
-    this hook replaces each with MathML made by latex2mathml, so the browser
-    draws the maths itself: no script, no web font, no CDN.
+The registry is passed in (the book plugin imports it afresh for every build
+of ``mkdocs serve``), so this module imports neither it nor MkDocs' pages.
 """
 
 from __future__ import annotations
 
 import html
-import importlib
 import re
-import shutil
-import sys
-import tempfile
-from pathlib import Path
-from types import ModuleType
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from latex2mathml.converter import convert as latex_to_mathml
-from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import event_priority
-from mkdocs.structure.files import File, Files
-from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-from attention_by_hand.book.markdown import replace_outside_fences
+from attention_by_hand.book.fences import replace_outside_fences
+from attention_by_hand.book.markers import named_marker, unknown_name
 
-FIGURE_LINE = re.compile(r"^\[\[figure:\s*(?P<name>[^\]\s]*)\s*\]\][ \t]*$", re.MULTILINE)
-SVG_SIZE = re.compile(rb'<svg[^>]*?width="(?P<w>[\d.]+)pt" height="(?P<h>[\d.]+)pt"')
-# A marker the hooks did not understand (a space in the name, upper case, text
-# after it on the line) would otherwise reach the reader as literal text.
-LEFTOVER_MARKER = re.compile(r"\[\[\s*(?:figure|demo|sources)\b[^\]\n]*\]\]", re.IGNORECASE)
-CODE = re.compile(r"<(pre|code)\b.*?</\1>", re.DOTALL)
-MATH = re.compile(
-    r'<(?P<tag>span|div) class="arithmatex">\s*\\[\(\[](?P<tex>.*?)\\[\)\]]\s*</(?P=tag)>',
-    re.DOTALL,
-)
+if TYPE_CHECKING:
+    from attention_by_hand.book.registry import FigureSpec
 
-
-#: Width and height in CSS pixels of each figure drawn in this build.
-_SIZES: dict[str, tuple[int, int]] = {}
-
-#: Where `mkdocs build` was asked to write, and the folder it really writes to
-#: until the build has succeeded (see on_config and on_post_build).
-_target: Path | None = None
-_staging: Path | None = None
-_serving = False
-
-#: The figure registry, imported afresh for each build (see on_config).
-_registry: ModuleType = importlib.import_module("attention_by_hand.book.registry")
+FIGURE_LINE = named_marker("figure")
+#: The width and height of an SVG image, with their unit (points or pixels).
+SVG_WIDTH = re.compile(rb'<svg\b[^>]*?\bwidth="(?P<size>[\d.]+)(?P<unit>pt|px)?"')
+SVG_HEIGHT = re.compile(rb'<svg\b[^>]*?\bheight="(?P<size>[\d.]+)(?P<unit>pt|px)?"')
+REGISTRY_FILE = "attention_by_hand/book/registry.py"
 
 
-# ---------------------------------------------------------------------------
-# Hooks
-# ---------------------------------------------------------------------------
+def svg_css_size(svg: bytes) -> tuple[int, int] | None:
+    """The size of an SVG image in CSS pixels, or None if it states none.
 
+    matplotlib writes sizes in points; a CSS pixel is 3/4 of a point.
 
-def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    """Import the maths and figure code afresh, so `mkdocs serve` draws a change in src/.
-
-    MkDocs loads a hook file once per process and Python caches imported
-    modules, so without this a rebuild triggered by ``watch: [src]`` would
-    draw the figures with the code as it was when the server started.
+    Examples
+    --------
+    >>> svg_css_size(b'<svg width="30pt" height="15pt">'), svg_css_size(b'<svg width="8pt">')
+    ((40, 20), None)
     """
-    global _registry, _target, _staging
-    for name in [n for n in sys.modules if n.split(".")[0] == "attention_by_hand"]:
-        del sys.modules[name]
-    _registry = importlib.import_module("attention_by_hand.book.registry")
-    if not _serving:
-        # Build into a fresh folder beside the target and move it into place
-        # only when the build has succeeded: a failed build leaves no half-
-        # written site behind (the previous site, if any, stays as it was).
-        _target = Path(config.site_dir).resolve()
-        _target.parent.mkdir(parents=True, exist_ok=True)
-        _staging = Path(tempfile.mkdtemp(prefix=f".{_target.name}-building-", dir=_target.parent))
-        config.site_dir = str(_staging)
-    return config
+    width, height = SVG_WIDTH.search(svg), SVG_HEIGHT.search(svg)
+    if width is None or height is None:
+        return None
+    return _css_px(width), _css_px(height)
 
 
-def on_startup(*, command: str, dirty: bool) -> None:
-    """Note whether this is `mkdocs serve`, which builds into its own temporary folder."""
-    global _serving
-    _serving = command == "serve"
+def draw_figures(
+    figures: Mapping[str, FigureSpec], palettes: Sequence[str]
+) -> tuple[dict[str, bytes], dict[str, tuple[int, int]]]:
+    """Draw every figure in every palette.
 
+    Parameters
+    ----------
+    figures : mapping of str to FigureSpec
+        The registry.
+    palettes : sequence of str
+        The palette names, e.g. ``("light", "dark")``.
 
-@event_priority(-100)  # after every other hook has written its files
-def on_post_build(*, config: MkDocsConfig) -> None:
-    """Move the finished site into place."""
-    global _staging
-    if _staging is None or _target is None:
-        return
-    if _target.exists():
-        shutil.rmtree(_target)
-    _staging.rename(_target)
-    config.site_dir = str(_target)
-    _staging = None
+    Returns
+    -------
+    svgs : dict of str to bytes
+        Each file's path in the site (``figures/<name>-<palette>.svg``) and its SVG.
+    sizes : dict of str to (int, int)
+        Each figure's width and height in CSS pixels.
 
-
-def on_build_error(*, error: Exception) -> None:
-    """Throw away the half-written site of a failed build."""
-    global _staging
-    if _staging is not None:
-        shutil.rmtree(_staging, ignore_errors=True)
-        _staging = None
-
-
-def on_files(files: Files, *, config: MkDocsConfig) -> Files:
-    """Draw every registered figure in both palettes into the build, in memory."""
-    _SIZES.clear()
-    for spec in _registry.FIGURES.values():
-        for palette in _registry.PALETTE_NAMES:
+    Raises
+    ------
+    PluginError
+        If a drawing states no width and height in points or pixels.
+    """
+    svgs: dict[str, bytes] = {}
+    sizes: dict[str, tuple[int, int]] = {}
+    for spec in figures.values():
+        for palette in palettes:
             svg = spec.svg(palette)
-            files.append(File.generated(config, spec.path(palette), content=svg))
-        size = SVG_SIZE.search(svg)
-        # SVG sizes are in points; CSS pixels are 4/3 of a point
-        _SIZES[spec.name] = (round(float(size["w"]) * 4 / 3), round(float(size["h"]) * 4 / 3))
-    return files
+            svgs[spec.path(palette)] = svg
+            size = svg_css_size(svg)
+            if size is None:
+                raise PluginError(
+                    f"figure '{spec.name}' ({palette}): the SVG states no width and height "
+                    f'(expected <svg width="..pt" height="..pt">); is its draw function '
+                    f"returning a matplotlib figure?"
+                )
+            sizes[spec.name] = size
+    return svgs, sizes
 
 
-def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """Replace each ``[[figure: name]]`` line with the figure's HTML."""
+def replace_figure_markers(
+    markdown: str,
+    *,
+    page: str,
+    page_url: str,
+    figures: Mapping[str, FigureSpec],
+    palettes: Sequence[str],
+    sizes: Mapping[str, tuple[int, int]],
+) -> str:
+    """Replace each ``[[figure: name]]`` line of a page with the figure's HTML.
 
-    def figure_html(match: re.Match[str]) -> str:
-        return _figure_html(match["name"], page)
+    Parameters
+    ----------
+    markdown : str
+        The page's Markdown.
+    page, page_url : str
+        The page's path under ``docs/`` (for messages) and its URL (for links).
+    figures, palettes, sizes
+        The registry, its palettes and the sizes :func:`draw_figures` found.
 
-    return replace_outside_fences(FIGURE_LINE, figure_html, markdown)
+    Raises
+    ------
+    PluginError
+        For an unknown figure name, naming the page, the figure and the known ones.
+    """
 
+    def figure_html_of(match: re.Match[str]) -> str:
+        spec = figures.get(match["name"])
+        if spec is None:
+            raise unknown_name(page, "figure", match["name"], figures, REGISTRY_FILE)
+        return figure_html(spec, page_url=page_url, palettes=palettes, size=sizes[spec.name])
 
-def on_page_content(html_text: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """Turn arithmatex's TeX spans into MathML; stop on a marker no hook understood."""
-    leftover = LEFTOVER_MARKER.search(CODE.sub("", html_text))
-    if leftover:
-        raise PluginError(
-            f"{page.file.src_uri}: '{html.unescape(leftover.group())}' was not understood. Write "
-            f"[[figure: name]], [[demo: name]] or [[sources]] on a line of its own, in lower "
-            f"case, with no space inside the name"
-        )
-
-    def mathml(match: re.Match[str]) -> str:
-        tex = html.unescape(match["tex"]).strip()
-        display = "block" if match["tag"] == "div" else "inline"
-        try:
-            return latex_to_mathml(tex, display=display)
-        except Exception as error:
-            raise PluginError(
-                f"{page.file.src_uri}: cannot turn the maths ${tex}$ into MathML ({error})"
-            ) from error
-
-    return MATH.sub(mathml, html_text)
-
-
-# ---------------------------------------------------------------------------
-# Helpers
-# ---------------------------------------------------------------------------
+    return replace_outside_fences(FIGURE_LINE, figure_html_of, markdown)
 
 
-def _figure_html(name: str, page: Page) -> str:
-    spec = _registry.FIGURES.get(name)
-    if spec is None:
-        known = ", ".join(sorted(_registry.FIGURES))
-        raise PluginError(
-            f"{page.file.src_uri}: unknown figure '{name}' in [[figure: {name}]]. "
-            f"Known figures: {known}. Add new ones to attention_by_hand/book/registry.py"
-        )
+def figure_html(
+    spec: FigureSpec, *, page_url: str, palettes: Sequence[str], size: tuple[int, int]
+) -> str:
+    """One figure as HTML: an image per palette, its caption and full-size links.
+
+    Parameters
+    ----------
+    spec : FigureSpec
+        The figure.
+    page_url : str
+        The URL of the page that shows it (``lessons/x/``); image links are relative to it.
+    palettes : sequence of str
+        The palettes drawn.
+    size : (int, int)
+        Width and height in CSS pixels.
+    """
     alt = html.escape(spec.alt, quote=True)
     caption = html.escape(spec.caption)
-    width, height = _SIZES[name]
+    width, height = size
     images, links = [], []
-    for palette in _registry.PALETTE_NAMES:
-        url = get_relative_url(spec.path(palette), page.url)
+    for palette in palettes:
+        url = get_relative_url(spec.path(palette), page_url)
         images.append(
             f'<img src="{url}#only-{palette}" alt="{alt}" width="{width}" height="{height}" '
             f'loading="lazy" decoding="async">'
@@ -195,7 +160,11 @@ def _figure_html(name: str, page: Page) -> str:
             f'<a class="abh-full-size abh-only-{palette}" href="{url}">view full-size image</a>'
         )
     return (
-        f'\n<figure class="abh-figure" id="figure-{name}">\n'
+        f'\n<figure class="abh-figure" id="figure-{spec.name}">\n'
         + "\n".join(images)
         + f"\n<figcaption>{caption} {' '.join(links)}</figcaption>\n</figure>\n"
     )
+
+
+def _css_px(size: re.Match[bytes]) -> int:
+    return round(float(size["size"]) * (4 / 3 if size["unit"] == b"pt" else 1))
