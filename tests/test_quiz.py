@@ -12,10 +12,11 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
+import yaml
 from mkdocs.exceptions import PluginError
 
 from attention_by_hand.book import quiz
@@ -146,25 +147,21 @@ def test_parser_rejects_malformed_quiz_naming_the_question(case: str):
     assert message in str(error.value)
 
 
-def _config() -> SimpleNamespace:
-    return SimpleNamespace(markdown_extensions=["attr_list", "md_in_html"], mdx_configs={})
-
-
-def _page(src_uri: str) -> SimpleNamespace:
-    return SimpleNamespace(file=SimpleNamespace(src_uri=src_uri))
+def _inline() -> Callable[[str], str]:
+    return quiz.inline_markdown(["attr_list", "md_in_html"], {})
 
 
 def test_hook_names_the_page_and_the_question():
     markdown = "# Title\n\n```quiz\n? Why?\n- [x] A\n  > yes\n- [x] B\n```\n"
     with pytest.raises(PluginError) as error:
-        quiz.on_page_markdown(markdown, page=_page("lessons/x.md"), config=_config(), files=None)
+        quiz.replace_quizzes(markdown, page="lessons/x.md", inline=_inline())
     assert str(error.value).startswith("lessons/x.md: quiz 1: question 1 ('Why?'), choice 2")
 
 
 def test_hook_rejects_an_unclosed_quiz():
     markdown = "```quiz\n? Why?\n- [x] A\n  > yes\n- [ ] B\n  > no\n"
     with pytest.raises(PluginError, match=r"lessons/y\.md: quiz 1: the ```quiz block is never"):
-        quiz.on_page_markdown(markdown, page=_page("lessons/y.md"), config=_config(), files=None)
+        quiz.replace_quizzes(markdown, page="lessons/y.md", inline=_inline())
 
 
 def test_hook_leaves_other_fences_alone_and_renders_inline_markdown():
@@ -185,7 +182,7 @@ def test_hook_leaves_other_fences_alone_and_renders_inline_markdown():
         ```
         """
     )
-    out = quiz.on_page_markdown(markdown, page=_page("p.md"), config=_config(), files=None)
+    out = quiz.replace_quizzes(markdown, page="p.md", inline=_inline())
     assert "```quiz\n? Shown as source, not turned into a quiz\n```" in out
     assert out.count('class="abh-quiz"') == 1
     assert "<code>softmax</code>" in out
@@ -193,15 +190,21 @@ def test_hook_leaves_other_fences_alone_and_renders_inline_markdown():
 
 
 def _mini_site(tmp_path: Path, page: str) -> subprocess.CompletedProcess[str]:
-    """Build a two-page site with the book's hooks and Markdown setup."""
+    """Build a two-page site with the book plugin and the book's Markdown setup."""
     docs = tmp_path / "docs"
     docs.mkdir()
-    (docs / "index.md").write_text("# Home\n", encoding="utf-8")
+    # the plugin needs a record of sources, each cited by some page
+    (docs / "index.md").write_text(
+        "---\nsources: [vaswani-2017]\n---\n# Home\n\n[[sources]]\n", encoding="utf-8"
+    )
+    record = yaml.safe_load((ROOT / "docs" / "sources.yml").read_text(encoding="utf-8"))
+    (docs / "sources.yml").write_text(
+        yaml.safe_dump([s for s in record if s["id"] == "vaswani-2017"]), encoding="utf-8"
+    )
     (docs / "bad.md").write_text(page, encoding="utf-8")
-    book = ROOT / "src" / "attention_by_hand" / "book"
     (tmp_path / "mkdocs.yml").write_text(
         textwrap.dedent(
-            f"""\
+            """\
             site_name: Quiz test
             theme:
               name: material
@@ -212,10 +215,8 @@ def _mini_site(tmp_path: Path, page: str) -> subprocess.CompletedProcess[str]:
               - attr_list
               - md_in_html
               - pymdownx.superfences
-            hooks:
-              - {book / "hooks.py"}
-              - {book / "demo.py"}
-              - {book / "quiz.py"}
+            plugins:
+              - book
             """
         ),
         encoding="utf-8",

@@ -106,6 +106,48 @@ def template_error(source_path: str, problems: Sequence[str]) -> PluginError:
     )
 
 
+def checked_lesson(
+    markdown: str,
+    meta: Mapping[str, Any],
+    *,
+    page: str,
+    source_path: str,
+    titles: Mapping[str, str],
+) -> str:
+    """Check a lesson against the template; add its "Next" link if the body has none.
+
+    Parameters
+    ----------
+    markdown : str
+        The lesson's Markdown.
+    meta : mapping
+        Its front matter, as MkDocs read it.
+    page : str
+        Its path relative to ``docs/``, e.g. ``lessons/x.md``.
+    source_path : str
+        Its path relative to the project root, for the message.
+    titles : mapping of str to str
+        The title of every page of the book, by its path relative to ``docs/``.
+
+    Returns
+    -------
+    str
+        The Markdown, with a "Next: <title>" button at the end when ``next:``
+        names a page the body does not link to.
+
+    Raises
+    ------
+    PluginError
+        One message that names the file and lists everything missing.
+    """
+    check_lesson(markdown, meta, page=page, source_path=source_path, page_uris=titles.keys())
+    next_uri = meta.get("next")
+    if next_uri is None:
+        return markdown
+    target = posixpath.normpath(next_uri)
+    return add_next_link(markdown, page=page, next_uri=next_uri, next_title=titles[target])
+
+
 def add_next_link(markdown: str, *, page: str, next_uri: str, next_title: str) -> str:
     """Add a "Next: <title>" button at the end of a lesson whose body has no link to `next_uri`.
 

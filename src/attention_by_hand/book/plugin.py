@@ -279,23 +279,24 @@ class BookPlugin(BasePlugin[BookConfig]):
 
     def _check_lesson(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """The lesson template check, then the "Next" link if the body has none."""
-        lessons, uri = self.lib.lessons, page.file.src_uri
-        meta = page.meta or {}
-        lessons.check_lesson(
-            markdown,
-            meta,
-            page=uri,
-            source_path=self._source_path(page.file, config),
-            page_uris={file.src_uri for file in files if file.is_documentation_page()},
+        titles = {
+            file.src_uri: self.lib.pages.page_title(
+                file.src_uri,
+                file.content_string if file.src_uri.endswith(".md") else "",
+                file.page.title if file.page is not None else None,
+            )
+            for file in files
+            if file.is_documentation_page()
+        }
+        return str(
+            self.lib.lessons.checked_lesson(
+                markdown,
+                page.meta or {},
+                page=page.file.src_uri,
+                source_path=self._source_path(page.file, config),
+                titles=titles,
+            )
         )
-        next_uri = meta.get("next")
-        if next_uri is None:
-            return markdown
-        target = files.get_file_from_path(next_uri)
-        text = target.content_string if target and target.src_uri.endswith(".md") else ""
-        nav_title = target.page.title if target and target.page else None
-        title = self.lib.pages.page_title(next_uri, text, nav_title)
-        return str(lessons.add_next_link(markdown, page=uri, next_uri=next_uri, next_title=title))
 
     def _clean_notebook(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """mkdocs-jupyter's page without its CDN scripts and CSS; its figures as files."""
