@@ -42,9 +42,10 @@ offline: $(STAMP)  ## build a site to read from disk into site-offline/ (open si
 test: $(STAMP)  ## run every test: maths, docs examples, build, browser
 	$(BIN)/python -m pytest
 
-lint: $(STAMP)  ## ruff check and ruff format --check
+lint: $(STAMP)  ## ruff check, ruff format --check and the type checker (mypy, on src/)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 clean:  ## remove the virtual environment and built sites
 	rm -rf $(VENV) site site-offline

@@ -187,7 +187,8 @@ def _prose_above(example: Example) -> list[tuple[str, int]]:
             earlier = earlier[index:]
             break
     else:
-        earlier = [None, *earlier]
+        # None stands for the top of the page (a list of Region | None from here on)
+        earlier = [None, *earlier]  # type: ignore[list-item]
     segments = []
     for region, following in zip(earlier, [*earlier[1:], None], strict=True):
         start = 0 if region is None else region.end
