@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from mkdocs.exceptions import PluginError
-from project import copy_for_build, edit, run_in_copy, serve_copy
+from project import copy_for_build, edit, serve_copy
 
 from attention_by_hand.book.fences import replace_outside_fences
 from attention_by_hand.book.figure_pages import figure_html, replace_figure_markers
@@ -164,24 +164,6 @@ def test_serve_shows_a_change_to_every_library_after_the_rebuild(tmp_path: Path)
     assert b"nothing is kept: served afresh." in last
     assert b"Accessed 20" not in last
     assert _weight(last, "weight-0-0") == weight / 2
-
-
-def test_a_failed_build_leaves_no_half_written_site(tmp_path: Path) -> None:
-    """The build writes into a staging folder and moves it into place only on success."""
-    copy = copy_for_build(tmp_path / "book")
-    # break the last page of the book, so that earlier pages are written first
-    sources = copy / "docs/sources.md"
-    sources.write_text(sources.read_text(encoding="utf-8") + "\n[[figure: nope]]\n")
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "previous.html").write_text("the site of an earlier, good build")
-
-    result = run_in_copy(copy, "mkdocs", "build", "--strict", "-d", str(site))
-
-    assert result.returncode != 0
-    assert "sources.md: unknown figure 'nope'" in result.stderr
-    assert sorted(p.name for p in site.iterdir()) == ["previous.html"]
-    assert [p.name for p in tmp_path.iterdir() if "building" in p.name] == []
 
 
 def test_a_good_build_replaces_the_previous_site(tmp_path: Path, site_builder) -> None:
