@@ -24,6 +24,12 @@ LEFTOVER = re.compile(r"\[\[\s*(?:figure|demo|sources)\b[^\]\n]*\]\]", re.IGNORE
 CODE = re.compile(r"<(pre|code)\b.*?</\1>", re.DOTALL)
 
 
+#: ``[[sources]]`` (the page's own list) or ``[[sources: all]]``; the argument is the group ``arg``.
+SOURCES_LINE = re.compile(
+    r"^\[\[sources(?::[ \t]*(?P<arg>[^\]]*?))?[ \t]*\]\][ \t]*$", re.MULTILINE
+)
+
+
 def named_marker(kind: str) -> re.Pattern[str]:
     """The pattern of a ``[[kind: name]]`` line; the name is the group ``name``.
 

@@ -27,7 +27,7 @@ import tempfile
 from dataclasses import dataclass, fields
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
@@ -38,6 +38,11 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import CountHandler, get_relative_url
+
+if TYPE_CHECKING:  # for annotations only: the plugin imports the libraries afresh per build
+    from collections.abc import Callable
+
+    from attention_by_hand.book.sources import Citations, Source
 
 PACKAGE = "attention_by_hand"
 
@@ -90,11 +95,11 @@ class BookPlugin(BasePlugin[BookConfig]):
         self.lib = import_afresh()
         # state of one build, set by the steps below
         self.figure_sizes: dict[str, tuple[int, int]] = {}
-        self.sources: dict[str, Any] = {}
-        self.citations: Any = None
+        self.sources: dict[str, Source] = {}
+        self.citations: Citations | None = None
         self.page_urls: dict[str, str] = {}
         self.nav_order: list[str] = []
-        self.restore_cell_ids: Any = None
+        self.restore_cell_ids: Callable[[], None] | None = None
         self.target: Path | None = None
         self.staging: Path | None = None
         self.warnings = CountHandler()

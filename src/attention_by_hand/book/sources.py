@@ -38,6 +38,7 @@ from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
 from attention_by_hand.book.fences import replace_outside_fences
+from attention_by_hand.book.markers import SOURCES_LINE
 from attention_by_hand.book.pages import page_title
 
 #: Where the record of sources lives, relative to ``docs_dir``.
@@ -58,7 +59,7 @@ ORIGINALITY = (
 
 SOURCE_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-MARKER = re.compile(r"^\[\[sources(?::[ \t]*(?P<arg>[^\]]*?))?[ \t]*\]\][ \t]*$", re.MULTILINE)
+MARKER = SOURCES_LINE
 
 
 @dataclass(frozen=True)
