@@ -67,9 +67,10 @@ offline: $(STAMP)  ## build a site to read from disk into site-offline/ (open si
 test: $(STAMP)  ## run every test: maths, docs examples, build, browser
 	$(BIN)/python -m pytest
 
-lint: $(STAMP)  ## ruff check, ruff format --check, zizmor on .github (workflows, dependabot.yml)
+lint: $(STAMP)  ## ruff check, ruff format --check, mypy on src/, zizmor on .github (workflows, dependabot.yml)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	$(BIN)/zizmor --offline .github/
 
 mutate-numbers: $(STAMP)  ## change each number a reader sees, one at a time; count what the checks catch (minutes)

@@ -1,9 +1,10 @@
 """Benchmark-only MkDocs hook: the figures of a previous build instead of drawn ones.
 
 ``benchmarks/bench.py`` builds the same Markdown "bare" to see what drawing
-the figures and executing the notebook cost: its bare config lists this hook
-right after ``hooks.py`` (whose ``on_config`` imports the figure registry
-afresh) and turns notebook execution off. Here each figure's SVG is read
+the figures and executing the notebook cost: its bare config adds this hook
+(MkDocs runs hooks after plugins, so the book plugin's ``on_config`` has
+imported the figure registry afresh when this one patches it) and turns
+notebook execution off. Here each figure's SVG is read
 from ``$ABH_PRERENDERED/figures/`` (a site built before) instead of drawn.
 Never listed in the book's own ``mkdocs.yml``.
 """
@@ -13,8 +14,12 @@ from __future__ import annotations
 import importlib
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mkdocs.config.defaults import MkDocsConfig
+
+if TYPE_CHECKING:
+    from attention_by_hand.book.registry import FigureSpec
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
@@ -22,8 +27,9 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     site = Path(os.environ["ABH_PRERENDERED"])
     registry = importlib.import_module("attention_by_hand.book.registry")
 
-    def prerendered(spec: object, palette: str) -> bytes:
+    def prerendered(spec: FigureSpec, palette: str) -> bytes:
         return (site / spec.path(palette)).read_bytes()
 
-    registry.FigureSpec.svg = prerendered
+    # a benchmark-only stand-in for the drawing method, on the class of this build
+    registry.FigureSpec.svg = prerendered  # type: ignore[method-assign]
     return config

@@ -1,22 +1,28 @@
 """The project's own files, and copies of them for tests that break something.
 
 Shared by the tests that build a deliberately broken copy of the book
-(notebook, sources, serve, contributor errors) and by the lint test.
+(notebook, sources, contributor errors), the tests that serve a copy and edit
+it, and the lint test.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Folders that are made, not written: never copied or linted.
 MADE = {".git", ".venv", "site", "site-offline", "node_modules", "__pycache__"}
-MADE |= {".pytest_cache", ".hypothesis", ".ruff_cache"}
+MADE |= {".pytest_cache", ".hypothesis", ".ruff_cache", ".mypy_cache"}
 #: What `mkdocs build` reads.
 BUILD_INPUTS = ("mkdocs.yml", "docs", "overrides", "src")
 
@@ -109,3 +115,78 @@ def locked(lock: Path = LOCK) -> dict[str, tuple[str, list[str]]]:
         elif hashed := re.match(r"--hash=sha256:([0-9a-f]{64})", stripped):
             current.append(hashed[1])
     return packages
+
+
+class Server:
+    """``mkdocs serve`` running in a copy of the project (see :func:`serve_copy`)."""
+
+    def __init__(self, process: subprocess.Popen[bytes], port: int, log: Path) -> None:
+        self.process = process
+        self.port = port
+        self.log = log
+
+    def fetch(self, path: str) -> bytes | None:
+        """The served file at `path` (relative to the site root), or None if it is not served."""
+        try:
+            url = f"http://127.0.0.1:{self.port}/{path}"
+            with urllib.request.urlopen(url, timeout=5) as response:
+                return bytes(response.read())
+        except OSError:
+            return None
+
+    def wait_for(
+        self, path: str, predicate: Callable[[bytes], bool], what: str, seconds: float = 120
+    ) -> bytes:
+        """Fetch `path` until `predicate` holds for it; fail the test after `seconds`."""
+        import pytest
+
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            body = self.fetch(path)
+            if body is not None and predicate(body):
+                return body
+            if self.process.poll() is not None:
+                pytest.fail(f"mkdocs serve exited: {self.log.read_text(encoding='utf-8')}")
+            time.sleep(0.3)
+        pytest.fail(
+            f"mkdocs serve did not {what} within {seconds} s; its log:\n"
+            + self.log.read_text(encoding="utf-8")[-3000:]
+        )
+
+
+@contextlib.contextmanager
+def serve_copy(copy: Path, log: Path) -> Iterator[Server]:
+    """Run ``mkdocs serve`` in `copy` (importing the copy's package) until the block ends."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"PYTEST_ADDOPTS", "OFFLINE", "PYTHONPATH"}
+    }
+    env.update(NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(copy / "src"))
+    with log.open("w", encoding="utf-8") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
+            cwd=copy,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
+        try:
+            yield Server(process, port, log)
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    """Replace `old`, which must occur exactly once in `path`, by `new`."""
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{path}: expected {old!r} exactly once"
+    path.write_text(text.replace(old, new), encoding="utf-8")

@@ -2,45 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 from mkdocs.exceptions import PluginError
-from project import copy_for_build, run_in_copy
+from project import copy_for_build, edit, serve_copy
 
-from attention_by_hand.book.markdown import replace_outside_fences
+from attention_by_hand.book.fences import replace_outside_fences
+from attention_by_hand.book.figure_pages import figure_html, replace_figure_markers
+from attention_by_hand.book.markers import check_no_leftover
+from attention_by_hand.book.maths import tex_to_mathml
 from attention_by_hand.book.registry import FIGURES, PALETTE_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _load_hooks():
-    """The hook module, loaded from its file as MkDocs loads it."""
-    import importlib.util
-
-    path = ROOT / "src/attention_by_hand/book/hooks.py"
-    spec = importlib.util.spec_from_file_location("abh_hooks_under_test", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-class _FakeFile:
-    def __init__(self, src_uri: str) -> None:
-        self.src_uri = src_uri
-
-
-class _FakePage:
-    def __init__(self, src_uri: str, url: str) -> None:
-        self.file = _FakeFile(src_uri)
-        self.url = url
 
 
 def test_every_registered_figure_is_in_the_site_in_both_palettes(site_dir: Path) -> None:
@@ -72,19 +47,23 @@ def test_home_page_shows_its_figure_with_alt_caption_and_full_size_link(site_dir
 
 
 def test_figure_urls_are_relative_to_the_page() -> None:
-    hooks = _load_hooks()
-    hooks._SIZES["causal-mask"] = (100, 80)
-    html = hooks._figure_html("causal-mask", _FakePage("lessons/x.md", "lessons/x/"))
+    html = figure_html(
+        FIGURES["causal-mask"], page_url="lessons/x/", palettes=PALETTE_NAMES, size=(100, 80)
+    )
     assert 'src="../../figures/causal-mask-light.svg#only-light"' in html
     assert 'href="../../figures/causal-mask-dark.svg"' in html
+    assert 'width="100" height="80"' in html
 
 
 def test_an_unknown_figure_names_the_page_and_the_figure() -> None:
-    hooks = _load_hooks()
-    page = _FakePage("lessons/typo.md", "lessons/typo/")
     with pytest.raises(PluginError, match=r"lessons/typo\.md: unknown figure 'causal-mask-4x4'"):
-        hooks.on_page_markdown(
-            "Text.\n\n[[figure: causal-mask-4x4]]\n", page=page, config=None, files=None
+        replace_figure_markers(
+            "Text.\n\n[[figure: causal-mask-4x4]]\n",
+            page="lessons/typo.md",
+            page_url="lessons/typo/",
+            figures=FIGURES,
+            palettes=PALETTE_NAMES,
+            sizes={},
         )
 
 
@@ -97,30 +76,27 @@ def test_figure_syntax_inside_a_code_fence_is_left_alone() -> None:
 
 
 def test_maths_becomes_mathml_and_bad_tex_names_the_page() -> None:
-    hooks = _load_hooks()
-    page = _FakePage("lessons/m.md", "lessons/m/")
-    html = hooks.on_page_content(
-        r'<p><span class="arithmatex">\(q \cdot k / \sqrt{d_k}\)</span></p>',
-        page=page,
-        config=None,
-        files=None,
+    html = tex_to_mathml(
+        r'<p><span class="arithmatex">\(q \cdot k / \sqrt{d_k}\)</span></p>', "lessons/m.md"
     )
     assert "<math" in html
     assert "<msqrt>" in html
     assert "arithmatex" not in html
+    with pytest.raises(
+        PluginError, match=r"lessons/m\.md: cannot turn the maths \$x\^\$ into MathML"
+    ):
+        tex_to_mathml(r'<span class="arithmatex">\(x^\)</span>', "lessons/m.md")
 
 
 @pytest.mark.parametrize(
     "marker",
     ["[[figure: causal mask]]", "[[Figure: causal-mask]]", "[[demo: a b]]", "[[ sources ]] here"],
 )
-def test_a_marker_no_hook_understood_stops_the_build(marker: str) -> None:
-    hooks = _load_hooks()
-    page = _FakePage("lessons/typo.md", "lessons/typo/")
+def test_a_marker_the_build_did_not_understand_stops_it(marker: str) -> None:
     with pytest.raises(PluginError, match=r"lessons/typo\.md: '\[\[.*' was not understood"):
-        hooks.on_page_content(f"<p>Text.</p>\n<p>{marker}</p>", page=page, config=None, files=None)
+        check_no_leftover(f"<p>Text.</p>\n<p>{marker}</p>", "lessons/typo.md")
     # shown as code, the same text is fine
-    hooks.on_page_content(f"<pre><code>{marker}</code></pre>", page=page, config=None, files=None)
+    check_no_leftover(f"<pre><code>{marker}</code></pre>", "lessons/typo.md")
 
 
 def test_the_built_site_has_mathml_and_no_maths_script(site_dir: Path) -> None:
@@ -132,84 +108,62 @@ def test_the_built_site_has_mathml_and_no_maths_script(site_dir: Path) -> None:
         assert not re.search(r"<script[^>]+(mathjax|katex)", html, re.IGNORECASE), page
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_serve_redraws_a_figure_when_src_changes(tmp_path: Path) -> None:
     """`mkdocs serve` watches src/ and draws the changed figure, not a cached one."""
     copy = copy_for_build(tmp_path / "book")
-    port = _free_port()
-    env = {
-        **os.environ,
-        "NO_MKDOCS_2_WARNING": "1",
-        "PYTHONPATH": str(copy / "src"),  # shadow the editable install with the copy
-    }
-    log = (tmp_path / "serve.log").open("w")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
-        cwd=copy,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=log,
-    )
-    url = f"http://127.0.0.1:{port}/figures/causal-mask-light.svg"
-
-    def fetch() -> bytes | None:
-        try:
-            with urllib.request.urlopen(url, timeout=5) as response:
-                return response.read()
-        except OSError:
-            return None
-
-    def wait_for(predicate, what: str, seconds: float = 90) -> bytes:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            body = fetch()
-            if body is not None and predicate(body):
-                return body
-            if server.poll() is not None:
-                pytest.fail(f"mkdocs serve exited: {(tmp_path / 'serve.log').read_text()}")
-            time.sleep(0.3)
-        pytest.fail(f"mkdocs serve did not {what} within {seconds} s")
-
-    try:
-        before = wait_for(lambda body: b"<svg" in body, "serve the figure")
-        figures_py = copy / "src/attention_by_hand/figures.py"
-        source = figures_py.read_text(encoding="utf-8")
-        assert '"allowed": "#3949ab"' in source
-        figures_py.write_text(source.replace('"allowed": "#3949ab"', '"allowed": "#00aa55"'))
-        after = wait_for(lambda body: b"#00aa55" in body, "redraw the changed figure")
-        assert b"#3949ab" in before
-        assert b"#3949ab" not in after
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        log.close()
+    figure = "figures/causal-mask-light.svg"
+    with serve_copy(copy, tmp_path / "serve.log") as server:
+        before = server.wait_for(figure, lambda body: b"<svg" in body, "serve the figure")
+        edit(
+            copy / "src/attention_by_hand/figures.py",
+            '"allowed": "#3949ab"',
+            '"allowed": "#00aa55"',
+        )
+        after = server.wait_for(figure, lambda body: b"#00aa55" in body, "redraw the figure")
+    assert b"#3949ab" in before
+    assert b"#3949ab" not in after
 
 
-def test_a_failed_build_leaves_no_half_written_site(tmp_path: Path) -> None:
-    """The build writes into a staging folder and moves it into place only on success."""
+def _weight(page: bytes, cell: str) -> float:
+    found = re.search(rf'data-cell="{cell}" data-value="([^"]+)"'.encode(), page)
+    assert found, f"no cell {cell} on the page"
+    return float(found[1])
+
+
+def test_serve_shows_a_change_to_every_library_after_the_rebuild(tmp_path: Path) -> None:
+    """The maths, a quiz, the sources and a demo, edited while serving, each show."""
     copy = copy_for_build(tmp_path / "book")
-    # break the last page of the book, so that earlier pages are written first
-    sources = copy / "docs/sources.md"
-    sources.write_text(sources.read_text(encoding="utf-8") + "\n[[figure: nope]]\n")
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "previous.html").write_text("the site of an earlier, good build")
+    book = copy / "src/attention_by_hand/book"
+    page = "lessons/weighted-mixture/"
+    with serve_copy(copy, tmp_path / "serve.log") as server:
+        first = server.wait_for(page, lambda body: b'data-demo="mixture"' in body, "serve")
+        weight = _weight(first, "weight-0-0")
+        assert 0 < weight < 1
 
-    result = run_in_copy(copy, "mkdocs", "build", "--strict", "-d", str(site))
+        # the core maths: every attention weight halved (appended, so it replaces the original)
+        with (copy / "src/attention_by_hand/core.py").open("a", encoding="utf-8") as core:
+            core.write(
+                "\n\n_weights_before_the_edit = attention_weights\n\n\n"
+                "def attention_weights(*args, **kwargs):\n"
+                "    return _weights_before_the_edit(*args, **kwargs) / 2\n"
+            )
+        server.wait_for(
+            page, lambda body: _weight(body, "weight-0-0") == weight / 2, "show the new maths"
+        )
 
-    assert result.returncode != 0
-    assert "sources.md: unknown figure 'nope'" in result.stderr
-    assert sorted(p.name for p in site.iterdir()) == ["previous.html"]
-    assert [p.name for p in tmp_path.iterdir() if "building" in p.name] == []
+        edit(book / "quiz.py", "nothing is stored or sent.", "nothing is kept: served afresh.")
+        server.wait_for(page, lambda body: b"nothing is kept: served afresh." in body, "quiz")
+
+        edit(book / "sources.py", "Accessed {", "First read {")
+        server.wait_for(page, lambda body: b"First read 20" in body, "render the sources anew")
+
+        edit(book / "demos.py", 'title="See attention add up",', 'title="Attention, edited",')
+        last = server.wait_for(page, lambda body: b"Attention, edited" in body, "show the demo")
+
+    # each edit is still there, so no rebuild went back to a cached module
+    assert b"nothing is kept: served afresh." in last
+    assert b"Accessed 20" not in last
+    assert _weight(last, "weight-0-0") == weight / 2
 
 
 def test_a_good_build_replaces_the_previous_site(tmp_path: Path, site_builder) -> None:

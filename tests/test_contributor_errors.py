@@ -4,8 +4,10 @@ Each test breaks one thing in a copy of the project (never in the work tree),
 runs what a contributor runs (``pytest`` on the page, or
 ``mkdocs build --strict``) in a subprocess, and checks that it fails with a
 message naming the page and the thing that is wrong. The page broken is the
-lesson template (``lesson-template.md``), copied in as a lesson, and the
-book's own lessons.
+lesson template (``lesson-template.md``), copied in as a lesson, or the
+book's own files. Every broken build is a row of one table,
+:data:`BROKEN_COPIES`: each contributor error once, with its message, and
+the previous site left as it was.
 """
 
 from __future__ import annotations
@@ -13,10 +15,12 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from project import project_files, run_in_copy
+from project import edit, project_files, run_in_copy
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "lesson-template.md"
@@ -103,8 +107,8 @@ def _claim_error(result: subprocess.CompletedProcess[str]) -> str:
 
 
 def _build_errors(result: subprocess.CompletedProcess[str]) -> list[str]:
-    """The build's error lines, without the logger's prefix."""
-    lines = result.stderr.splitlines()
+    """The build's error lines (and MkDocs' last word), without the logger's prefix."""
+    lines = f"{result.stderr}\n{result.stdout}".splitlines()
     return [re.sub(r"^ERROR\s+-\s+|^\s+- ", "", x) for x in lines if not x.startswith("INFO")]
 
 
@@ -184,60 +188,161 @@ def test_a_check_with_too_many_values_says_how_many(project: Path) -> None:
 
 
 # ---------------------------------------------------------------------------
-# The build: figures, sources, quizzes, the lesson template
+# The build: one table of broken copies
 # ---------------------------------------------------------------------------
 
 
-def test_an_unknown_figure_names_the_page_and_the_figure(project: Path) -> None:
-    _edit(project / LESSON, "[[figure: same-weights]]", "[[figure: same-wieghts]]")
-    result = _build(project)
-    assert result.returncode != 0, _output(result)
-    message = (
-        "lessons/contributing-example.md: unknown figure 'same-wieghts' in [[figure: same-wieghts]]"
-    )
-    errors = [x for x in _build_errors(result) if x.startswith(message)]
-    assert errors, result.stderr
-    _assert_documented(*errors)
+def _append(path: Path, text: str) -> None:
+    with path.open("a", encoding="utf-8") as stream:
+        stream.write(text)
 
 
-def test_an_unknown_source_names_the_page_and_the_source(project: Path) -> None:
-    _edit(project / LESSON, "sources: [vaswani-2017]", "sources: [vaswani-2071]")
-    result = _build(project)
-    assert result.returncode != 0, _output(result)
-    errors = [line for line in _build_errors(result) if "vaswani-2071" in line]
-    assert errors, result.stderr
-    assert any("lessons/contributing-example.md" in line for line in errors), result.stderr
-    _assert_documented(*errors)
+def _drop_accessed_date(data: Path) -> None:
+    text = data.read_text(encoding="utf-8")
+    block = text[text.index("- id: alammar-2018") :]
+    line = re.search(r"^  accessed: .*\n", block, re.MULTILINE)
+    assert line is not None, "docs/sources.yml: alammar-2018 has no accessed date to drop"
+    data.write_text(text.replace(block, block.replace(line[0], "", 1)), encoding="utf-8")
 
 
-@pytest.mark.parametrize(
-    ("old", "new"),
-    [
-        pytest.param(
+@dataclass(frozen=True)
+class Break:
+    """One way to break the copy, and what the build must say.
+
+    Attributes
+    ----------
+    change : callable
+        Breaks the project copy it is given.
+    messages : tuple of str
+        Each must appear in the build's error output.
+    quoted : tuple of str, optional
+        The error lines containing any of these must be quoted in
+        CONTRIBUTING.md; default: `messages`.
+    only : bool
+        The first message must be the build's only error.
+    """
+
+    change: Callable[[Path], None]
+    messages: tuple[str, ...]
+    quoted: tuple[str, ...] | None = None
+    only: bool = False
+
+
+EXAMPLE = "lessons/contributing-example.md"
+NOBODY = (
+    "\n- id: nobody-2020\n  title: Cited by nobody\n  authors: [Nobody]\n"
+    "  version: '2020'\n  url: https://example.org/\n  accessed: 2026-11-29\n"
+    "  checked: 2026-11-29\n  note: Not cited anywhere.\n"
+)
+BROKEN_COPIES = {
+    "unknown-figure": Break(
+        lambda p: edit(p / LESSON, "[[figure: same-weights]]", "[[figure: same-wieghts]]"),
+        (f"{EXAMPLE}: unknown figure 'same-wieghts' in [[figure: same-wieghts]]",),
+    ),
+    "unknown-demo": Break(
+        lambda p: _append(p / LESSON, "\n[[demo: mixtrue]]\n"),
+        (f"{EXAMPLE}: unknown demo 'mixtrue' in [[demo: mixtrue]]",),
+    ),
+    "marker-not-understood": Break(
+        lambda p: edit(p / LESSON, "[[figure: same-weights]]", "[[figure: same weights]]"),
+        (f"{EXAMPLE}: '[[figure: same weights]]' was not understood",),
+        quoted=(),  # CONTRIBUTING quotes the same message for '[[figure: causal mask]]'
+    ),
+    "unknown-source": Break(
+        lambda p: edit(p / LESSON, "sources: [vaswani-2017]", "sources: [vaswani-2071]"),
+        ("Sources: the build stops here:", f"{EXAMPLE}: cites unknown source 'vaswani-2071'"),
+    ),
+    "source-without-accessed-date": Break(
+        lambda p: _drop_accessed_date(p / "docs/sources.yml"),
+        ("sources.yml has problems:", "source 'alammar-2018': has no 'accessed' date"),
+        quoted=("sources.yml has problems:",),
+    ),
+    "source-cited-by-no-page": Break(
+        lambda p: _append(p / "docs/sources.yml", NOBODY),
+        ("Sources: the build stops here:", "sources.yml: source 'nobody-2020' is cited by no page"),
+        quoted=("Sources: the build stops here:",),
+    ),
+    "quiz-choice-without-explanation": Break(
+        lambda p: edit(
+            p / LESSON,
             "  > 2 is the value with the larger weight, but the other value still counts.\n",
             "",
-            id="choice-without-explanation",
         ),
-        pytest.param("- [x] 4\n", "- [ ] 4\n", id="no-correct-choice"),
-    ],
-)
-def test_a_bad_quiz_names_the_page_and_the_question(project: Path, old: str, new: str) -> None:
-    _edit(project / LESSON, old, new)
-    result = _build(project)
-    assert result.returncode != 0, _output(result)
-    errors = [line for line in _build_errors(result) if QUESTION in line]
-    assert errors, result.stderr
-    assert any("lessons/contributing-example.md" in line for line in errors), result.stderr
-    _assert_documented(*errors)
+        (f"{EXAMPLE}: quiz 1: question 1 ({QUESTION!r}), choice 2 ('2') has no explanation",),
+    ),
+    "quiz-without-a-correct-choice": Break(
+        lambda p: edit(p / LESSON, "- [x] 4\n", "- [ ] 4\n"),
+        (f"{EXAMPLE}: quiz 1: question 1 ({QUESTION!r}) has no correct choice",),
+    ),
+    "lesson-without-description": Break(
+        lambda p: _drop_front_matter_key(p / LESSON, "description"),
+        (f"{LESSON} does not follow the lesson template", "no 'description' in the front matter"),
+    ),
+    # issue 15, item 1: the YAML error comes first and alone, with the file and the line
+    "front-matter-not-yaml": Break(
+        lambda p: edit(
+            p / LESSON, "title: Mixing two values by hand", "title: Mixing by hand: two values"
+        ),
+        (
+            f"{LESSON} does not follow the lesson template",
+            "the front matter is not valid YAML at line 6 (mapping values are not allowed here)",
+        ),
+        only=True,
+    ),
+    "failing-notebook-cell": Break(
+        lambda p: _append(p / "docs/notebooks/explore.py", "\n# %%\nx = 1\ndel x\nx\n"),
+        (
+            (
+                "notebooks/explore.py: a cell failed when the notebook ran during the build "
+                "(NameError: name 'x' is not defined). The build stops so that the page never "
+                "shows numbers that were not checked."
+            ),
+        ),
+    ),
+    # issue 15, item 2: a warning under --strict leaves the previous site as it was
+    "broken-link-under-strict": Break(
+        lambda p: _append(p / LESSON, "\nSee [the matrix](attention-matrx.md).\n"),
+        (
+            (
+                f"Doc file '{EXAMPLE}' contains a link 'attention-matrx.md', but the target "
+                "'lessons/attention-matrx.md' is not found among documentation files."
+            ),
+            "Aborted with 1 warnings in strict mode!",
+        ),
+    ),
+}
 
 
-def test_a_lesson_without_description_names_the_file(project: Path) -> None:
-    _drop_front_matter_key(project / LESSON, "description")
-    result = _build(project)
+def _built_over_a_previous_site(project: Path) -> tuple[subprocess.CompletedProcess[str], Path]:
+    site = project.parent / "site"
+    site.mkdir()
+    (site / "previous.html").write_text("the site of an earlier, good build", encoding="utf-8")
+    return _build(project), site
+
+
+def test_the_unbroken_copy_builds_and_replaces_the_previous_site(project: Path) -> None:
+    """The control for the table below: the same copy, unbroken, builds."""
+    result, site = _built_over_a_previous_site(project)
+    assert result.returncode == 0, _output(result)
+    assert (site / "lessons/contributing-example/index.html").is_file()
+    assert not (site / "previous.html").exists()
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN_COPIES))
+def test_a_broken_copy_stops_the_build_with_its_message(project: Path, name: str) -> None:
+    broken = BROKEN_COPIES[name]
+    broken.change(project)
+    result, site = _built_over_a_previous_site(project)
     assert result.returncode != 0, _output(result)
-    assert f"{LESSON} does not follow the lesson template" in result.stderr, result.stderr
-    assert "no 'description' in the front matter" in result.stderr, result.stderr
-    errors = _build_errors(result)
-    quoted = [x for x in errors if "template" in x or "'description'" in x]
-    assert quoted, result.stderr
-    _assert_documented(*quoted)
+    errors = [line for line in _build_errors(result) if line.strip()]
+    for message in broken.messages:
+        assert any(message in line for line in errors), f"{message!r} not in:\n{result.stderr}"
+    quoted = broken.messages if broken.quoted is None else broken.quoted
+    _assert_documented(*[line for line in errors if any(q in line for q in quoted)])
+    if broken.only:
+        first = next(i for i, line in enumerate(errors) if broken.messages[0] in line)
+        rest = [x for x in errors[first + 1 :] if not x.startswith("Aborted with")]
+        assert all(x.startswith("the front matter is not valid YAML") for x in rest), errors
+    # a failed build leaves the previous site as it was, and no staging folder
+    assert sorted(p.name for p in site.iterdir()) == ["previous.html"]
+    assert [p.name for p in project.parent.iterdir() if "building" in p.name] == []

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from attention_by_hand.book.demo import format_number, render_demo
+from attention_by_hand.book.demo_html import format_demo_number, render_demo
 from attention_by_hand.book.demos import DEMOS, DemoSpec
 from attention_by_hand.book.registry import FIGURES
 
@@ -110,11 +110,11 @@ def test_static_html_states_every_default_number(name: str):
             assert float(values[f"out-{i}-{c}"]) == pytest.approx(out, abs=1e-12)
 
 
-def test_format_number():
-    assert format_number(0.40059) == "0.401"
-    assert format_number(-0.0001) == "0.000"
-    assert format_number(-1.25) == "\N{MINUS SIGN}1.250"
-    assert format_number(2) == "2.000"
+def test_format_demo_number():
+    assert format_demo_number(0.40059) == "0.401"
+    assert format_demo_number(-0.0001) == "0.000"
+    assert format_demo_number(-1.25) == "\N{MINUS SIGN}1.250"
+    assert format_demo_number(2) == "2.000"
 
 
 def test_spec_rejects_inputs_that_are_not_halves():

@@ -1,7 +1,7 @@
 """The lesson template and the build's check of it; the "edit this page"
 link and the source revision in the footer.
 
-The hook (``src/attention_by_hand/book/lessons.py``) runs here on real MkDocs
+The check (``src/attention_by_hand/book/lessons.py``) runs here on real MkDocs
 pages read from a temporary ``docs/``; the built site (one strict build per
 session) is checked for what a reader sees.
 """
@@ -25,6 +25,7 @@ from mkdocs.utils.meta import get_data
 from mkdocs.utils.yaml import yaml_load
 
 from attention_by_hand.book import lessons
+from attention_by_hand.book.pages import page_title
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "lesson-template.md"
@@ -57,7 +58,10 @@ def _check(tmp_path: Path, text: str, uri: str = LESSON) -> str:
     files = Files([File(name, str(docs), str(tmp_path / "s"), True) for name in pages])
     page = Page(None, files.get_file_from_path(uri), config)
     page.read_source(config)
-    return lessons.on_page_markdown(page.markdown, page=page, config=config, files=files)
+    titles = {name: page_title(name, content) for name, content in pages.items()}
+    return lessons.checked_lesson(
+        page.markdown, page.meta, page=uri, source_path=f"docs/{uri}", titles=titles
+    )
 
 
 def _template(**changes: str) -> str:
@@ -114,9 +118,12 @@ def test_a_next_link_in_the_body_can_replace_the_front_matter(tmp_path: Path) ->
     assert "[Next: the matrix](attention-matrix.md)" in _check(tmp_path, text)
 
 
-def test_pages_outside_lessons_are_not_checked(tmp_path: Path) -> None:
-    text = "# A page\n\nNo front matter at all.\n"
-    assert _check(tmp_path, text, uri="about.md") == text
+def test_only_markdown_pages_in_the_lessons_folder_are_lessons() -> None:
+    assert lessons.is_lesson("lessons/causal-masking.md")
+    assert not lessons.is_lesson("about.md")
+    assert not lessons.is_lesson("notebooks/explore.py")
+    assert not lessons.is_lesson("lessons/data.yml")
+    assert lessons.is_lesson("chapters/one.md", "chapters/")
 
 
 # ---------------------------------------------------------------------------
@@ -241,7 +248,7 @@ def test_one_invisible_check_is_enough(tmp_path: Path) -> None:
 
 
 def test_the_revision_outside_git_is_unknown(tmp_path: Path) -> None:
-    assert lessons._source_revision(str(tmp_path)) == "unknown"
+    assert lessons.source_revision(str(tmp_path)) == "unknown"
 
 
 def test_the_revision_is_the_commit_checked_out(tmp_path: Path) -> None:
@@ -256,10 +263,10 @@ def test_the_revision_is_the_commit_checked_out(tmp_path: Path) -> None:
     full = subprocess.run(
         [git, "-C", str(tmp_path), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
     ).stdout.strip()
-    revision = lessons._source_revision(str(tmp_path))
+    revision = lessons.source_revision(str(tmp_path))
     assert revision == full[:12]
     (tmp_path / "a.txt").write_text("changed, not committed\n", encoding="utf-8")
-    assert lessons._source_revision(str(tmp_path)) == revision
+    assert lessons.source_revision(str(tmp_path)) == revision
 
 
 # ---------------------------------------------------------------------------

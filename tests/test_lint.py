@@ -92,6 +92,18 @@ def test_ruff_format_passes() -> None:
     )
 
 
+def test_mypy_passes() -> None:
+    """The type checker, with the settings in pyproject.toml ([tool.mypy]), on src/."""
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, f"mypy failed:\n{result.stdout}{result.stderr}"
+
+
 # ---------------------------------------------------------------------------
 # zizmor (the workflows' security audit)
 # ---------------------------------------------------------------------------

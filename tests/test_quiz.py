@@ -1,27 +1,20 @@
 """The quiz syntax: what the parser accepts, what it rejects and how it says so.
 
-The expected questions below are written out by hand from each source; the
-end-to-end tests build a small site in a temporary folder with a broken quiz
-(and an unknown demo) and check that ``mkdocs build --strict`` fails with a
-message naming the page and the question.
+The expected questions below are written out by hand from each source. A
+broken quiz that stops the build is a row of the table of broken copies in
+``tests/test_contributor_errors.py``.
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
-from types import SimpleNamespace
+from collections.abc import Callable
 
 import pytest
 from mkdocs.exceptions import PluginError
 
 from attention_by_hand.book import quiz
 from attention_by_hand.book.quiz import Choice, Question, QuizError, parse_quiz
-
-ROOT = Path(__file__).resolve().parents[1]
 
 GOOD = """\
 ? What does a weight of 0.6 mean?
@@ -146,28 +139,24 @@ def test_parser_rejects_malformed_quiz_naming_the_question(case: str):
     assert message in str(error.value)
 
 
-def _config() -> SimpleNamespace:
-    return SimpleNamespace(markdown_extensions=["attr_list", "md_in_html"], mdx_configs={})
+def _inline() -> Callable[[str], str]:
+    return quiz.inline_markdown(["attr_list", "md_in_html"], {})
 
 
-def _page(src_uri: str) -> SimpleNamespace:
-    return SimpleNamespace(file=SimpleNamespace(src_uri=src_uri))
-
-
-def test_hook_names_the_page_and_the_question():
+def test_a_page_quiz_error_names_the_page_and_the_question():
     markdown = "# Title\n\n```quiz\n? Why?\n- [x] A\n  > yes\n- [x] B\n```\n"
     with pytest.raises(PluginError) as error:
-        quiz.on_page_markdown(markdown, page=_page("lessons/x.md"), config=_config(), files=None)
+        quiz.replace_quizzes(markdown, page="lessons/x.md", inline=_inline())
     assert str(error.value).startswith("lessons/x.md: quiz 1: question 1 ('Why?'), choice 2")
 
 
-def test_hook_rejects_an_unclosed_quiz():
+def test_an_unclosed_quiz_is_refused():
     markdown = "```quiz\n? Why?\n- [x] A\n  > yes\n- [ ] B\n  > no\n"
     with pytest.raises(PluginError, match=r"lessons/y\.md: quiz 1: the ```quiz block is never"):
-        quiz.on_page_markdown(markdown, page=_page("lessons/y.md"), config=_config(), files=None)
+        quiz.replace_quizzes(markdown, page="lessons/y.md", inline=_inline())
 
 
-def test_hook_leaves_other_fences_alone_and_renders_inline_markdown():
+def test_other_fences_are_left_alone_and_inline_markdown_is_rendered():
     markdown = textwrap.dedent(
         """\
         ````markdown
@@ -185,71 +174,8 @@ def test_hook_leaves_other_fences_alone_and_renders_inline_markdown():
         ```
         """
     )
-    out = quiz.on_page_markdown(markdown, page=_page("p.md"), config=_config(), files=None)
+    out = quiz.replace_quizzes(markdown, page="p.md", inline=_inline())
     assert "```quiz\n? Shown as source, not turned into a quiz\n```" in out
     assert out.count('class="abh-quiz"') == 1
     assert "<code>softmax</code>" in out
     assert "<em>Weights</em> that sum to 1." in out
-
-
-def _mini_site(tmp_path: Path, page: str) -> subprocess.CompletedProcess[str]:
-    """Build a two-page site with the book's hooks and Markdown setup."""
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "index.md").write_text("# Home\n", encoding="utf-8")
-    (docs / "bad.md").write_text(page, encoding="utf-8")
-    book = ROOT / "src" / "attention_by_hand" / "book"
-    (tmp_path / "mkdocs.yml").write_text(
-        textwrap.dedent(
-            f"""\
-            site_name: Quiz test
-            theme:
-              name: material
-            nav:
-              - index.md
-              - bad.md
-            markdown_extensions:
-              - attr_list
-              - md_in_html
-              - pymdownx.superfences
-            hooks:
-              - {book / "hooks.py"}
-              - {book / "demo.py"}
-              - {book / "quiz.py"}
-            """
-        ),
-        encoding="utf-8",
-    )
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
-        cwd=tmp_path,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-
-
-def test_build_fails_on_a_quiz_without_a_correct_choice(tmp_path: Path):
-    page = "# Bad\n\n```quiz\n? Is this right?\n- [ ] Yes\n  > no\n- [ ] No\n  > no\n```\n"
-    result = _mini_site(tmp_path, page)
-    assert result.returncode != 0
-    assert "bad.md: quiz 1: question 1 ('Is this right?') has no correct choice" in (
-        result.stdout + result.stderr
-    )
-
-
-def test_build_fails_on_an_unknown_demo(tmp_path: Path):
-    result = _mini_site(tmp_path, "# Bad\n\n[[demo: nonsense]]\n")
-    assert result.returncode != 0
-    assert "bad.md: unknown demo 'nonsense' in [[demo: nonsense]]" in (
-        result.stdout + result.stderr
-    )
-
-
-def test_build_succeeds_with_a_good_quiz_and_a_demo(tmp_path: Path):
-    result = _mini_site(tmp_path, f"# Good\n\n[[demo: mixture]]\n\n```quiz\n{GOOD}```\n")
-    assert result.returncode == 0, result.stdout + result.stderr
-    html = (tmp_path / "site" / "bad" / "index.html").read_text(encoding="utf-8")
-    assert html.count('<fieldset class="abh-question"') == 2
-    assert 'data-demo="mixture"' in html

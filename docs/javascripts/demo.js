@@ -1,6 +1,6 @@
 /* Attention by Hand: the live attention demo ("see attention add up").
  *
- * The build (attention_by_hand/book/demo.py) renders each demo as HTML with
+ * The build (attention_by_hand/book/demo_html.py) renders each demo as HTML with
  * the default numbers computed by the Python reference, and puts the inputs
  * in a <script type="application/json" class="abh-demo-data">. This script
  * makes that markup live: it unlocks the query and key inputs and the mask

@@ -759,7 +759,9 @@ def _positive_int(n: object, name: str) -> int:
     return int(n)
 
 
-def _empty_row_message(no_key: NDArray[np.bool_], shape: tuple[int, ...], axis: int) -> str:
+def _empty_row_message(
+    no_key: NDArray[np.bool_] | np.bool_, shape: tuple[int, ...], axis: int
+) -> str:
     if no_key.ndim == 0:
         shown = "0 (the only row)"
     else:

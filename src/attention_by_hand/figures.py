@@ -368,6 +368,7 @@ def weights_matrix(
             facecolor=colours["background"],
         )
         ax = fig.subplots()
+        face: str | tuple[float, float, float, float]  # an RGBA from the map, or a colour name
         for i in range(n_q):
             for j in range(n_k):
                 if keep[i, j]:

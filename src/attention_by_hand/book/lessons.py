@@ -1,7 +1,5 @@
-"""MkDocs hook: every lesson follows the lesson template, and every page says
-which source revision it was built from.
-
-Listed under ``hooks:`` in ``mkdocs.yml``, after ``hooks.py``.
+"""Every lesson follows the lesson template, and every page says which source
+revision it was built from.
 
 Lessons
     Every page under ``docs/lessons/`` must have, in its front matter, a
@@ -15,7 +13,7 @@ Lessons
     ``<!-- invisible-code-block: python ... -->`` block (found with the same
     Sybil parser that runs them). A lesson that misses any of these stops the
     build with one message that names the file and lists everything missing.
-    When ``next:`` is given and the body has no link to that page, the hook
+    When ``next:`` is given and the body has no link to that page, the build
     adds a "Next: <title>" link at the end of the page. The template to copy
     is ``lesson-template.md`` at the root of the repository.
 
@@ -29,21 +27,17 @@ Source revision
 
 from __future__ import annotations
 
-import os
 import posixpath
 import re
 import subprocess
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-import yaml
-from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File, Files
-from mkdocs.structure.pages import Page
-from mkdocs.utils.meta import YAML_RE, get_data
 from sybil import Document
 
-from attention_by_hand.book.markdown import FENCE
+from attention_by_hand.book.fences import prose
+from attention_by_hand.book.pages import front_matter_error
 from attention_by_hand.book.prose import PythonBlockParser
 
 LESSONS_DIR = "lessons/"
@@ -56,44 +50,134 @@ SENTENCE_END = re.compile(r"[.!?][\"')\]]*$")
 SENTENCE_BREAK = re.compile(r"[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 #: An inline Markdown link: [text](target "optional title").
 LINK = re.compile(r"\[(?P<text>[^\]\n]*)\]\(\s*<?(?P<target>[^)\s>]+)>?(?:\s+[^)]*)?\)")
-HEADING = re.compile(r"^#\s+(?P<title>.+?)\s*#*\s*$", re.MULTILINE)
 
 
 # ---------------------------------------------------------------------------
-# Hooks
+# The lesson check
 # ---------------------------------------------------------------------------
 
 
-def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    """Put the source revision of this build into ``config.extra`` for the footer."""
-    root = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
-    revision = _source_revision(root)
-    config.extra["source_revision"] = revision
-    repo_url = (config.repo_url or "").rstrip("/")
-    known = revision != UNKNOWN_REVISION and repo_url.startswith("https://github.com/")
-    config.extra["source_revision_url"] = f"{repo_url}/commit/{revision}" if known else None
-    return config
+def is_lesson(uri: str, lessons_dir: str = LESSONS_DIR) -> bool:
+    """Whether the page `uri` (relative to ``docs/``) is a lesson: a Markdown page in `lessons_dir`."""
+    return uri.startswith(lessons_dir) and uri.endswith(".md")
 
 
-def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """Check a lesson against the template; add its "Next" link if the body has none."""
-    if not _is_lesson(page.file):
-        return markdown
-    meta = page.meta or {}
-    problems = _front_matter_syntax(markdown) or _template_problems(meta, markdown, page, files)
+def check_lesson(
+    markdown: str,
+    meta: Mapping[str, Any],
+    *,
+    page: str,
+    source_path: str,
+    page_uris: Collection[str],
+) -> None:
+    """Stop the build if a lesson does not follow the template.
+
+    Parameters
+    ----------
+    markdown : str
+        The lesson's Markdown (MkDocs keeps the front matter in it when the
+        front matter is not valid YAML).
+    meta : mapping
+        Its front matter, as MkDocs read it.
+    page : str
+        Its path relative to ``docs/``, e.g. ``lessons/x.md``.
+    source_path : str
+        Its path relative to the project root, for the message.
+    page_uris : collection of str
+        Every page of the book, relative to ``docs/`` (``next:`` must name one).
+
+    Raises
+    ------
+    PluginError
+        One message that names the file and lists everything missing.
+    """
+    syntax = front_matter_error(markdown)
+    problems = [syntax] if syntax else template_problems(meta, markdown, page, page_uris)
     if problems:
-        listed = "\n".join(f"  - {problem}" for problem in problems)
-        raise PluginError(
-            f"{_source_path(page, config)} does not follow the lesson template "
-            f"({TEMPLATE} at the root of the repository):\n{listed}"
-        )
+        raise template_error(source_path, problems)
+
+
+def template_error(source_path: str, problems: Sequence[str]) -> PluginError:
+    """The error for a lesson that misses something: the file, then one line per problem."""
+    listed = "\n".join(f"  - {problem}" for problem in problems)
+    return PluginError(
+        f"{source_path} does not follow the lesson template "
+        f"({TEMPLATE} at the root of the repository):\n{listed}"
+    )
+
+
+def checked_lesson(
+    markdown: str,
+    meta: Mapping[str, Any],
+    *,
+    page: str,
+    source_path: str,
+    titles: Mapping[str, str],
+) -> str:
+    """Check a lesson against the template; add its "Next" link if the body has none.
+
+    Parameters
+    ----------
+    markdown : str
+        The lesson's Markdown.
+    meta : mapping
+        Its front matter, as MkDocs read it.
+    page : str
+        Its path relative to ``docs/``, e.g. ``lessons/x.md``.
+    source_path : str
+        Its path relative to the project root, for the message.
+    titles : mapping of str to str
+        The title of every page of the book, by its path relative to ``docs/``.
+
+    Returns
+    -------
+    str
+        The Markdown, with a "Next: <title>" button at the end when ``next:``
+        names a page the body does not link to.
+
+    Raises
+    ------
+    PluginError
+        One message that names the file and lists everything missing.
+    """
+    check_lesson(markdown, meta, page=page, source_path=source_path, page_uris=titles.keys())
     next_uri = meta.get("next")
-    if next_uri is not None and not _links_to(markdown, page.file.src_uri, next_uri):
-        target = files.get_file_from_path(next_uri)
-        title = _page_title(target).replace("[", r"\[").replace("]", r"\]")
-        url = posixpath.relpath(next_uri, posixpath.dirname(page.file.src_uri) or ".")
-        markdown = f"{markdown.rstrip()}\n\n[Next: {title}]({url}){{ .md-button .abh-next }}\n"
-    return markdown
+    if next_uri is None:
+        return markdown
+    target = posixpath.normpath(next_uri)
+    return add_next_link(markdown, page=page, next_uri=next_uri, next_title=titles[target])
+
+
+def add_next_link(markdown: str, *, page: str, next_uri: str, next_title: str) -> str:
+    """Add a "Next: <title>" button at the end of a lesson whose body has no link to `next_uri`.
+
+    Parameters
+    ----------
+    markdown : str
+        The lesson's Markdown.
+    page, next_uri : str
+        The lesson and the next page, relative to ``docs/``.
+    next_title : str
+        The next page's title.
+    """
+    if links_to(markdown, page, next_uri):
+        return markdown
+    title = next_title.replace("[", r"\[").replace("]", r"\]")
+    url = posixpath.relpath(next_uri, posixpath.dirname(page) or ".")
+    return f"{markdown.rstrip()}\n\n[Next: {title}]({url}){{ .md-button .abh-next }}\n"
+
+
+def revision_url(repo_url: str | None, revision: str) -> str | None:
+    """The address of `revision` on GitHub, or None when there is none to link.
+
+    Examples
+    --------
+    >>> revision_url("https://github.com/o/r/", "abc1234"), revision_url(None, "abc1234")
+    ('https://github.com/o/r/commit/abc1234', None)
+    """
+    repo = (repo_url or "").rstrip("/")
+    known = revision != UNKNOWN_REVISION and repo.startswith("https://github.com/")
+    return f"{repo}/commit/{revision}" if known else None
 
 
 # ---------------------------------------------------------------------------
@@ -101,36 +185,9 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
 # ---------------------------------------------------------------------------
 
 
-def _is_lesson(file: File) -> bool:
-    return file.src_uri.startswith(LESSONS_DIR) and file.is_documentation_page()
-
-
-def _source_path(page: Page, config: MkDocsConfig) -> str:
-    """The page's file relative to the project root, e.g. ``docs/lessons/x.md``."""
-    root = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
-    if page.file.abs_src_path is None:
-        return page.file.src_uri
-    return os.path.relpath(page.file.abs_src_path, root).replace(os.sep, "/")
-
-
-def _front_matter_syntax(markdown: str) -> list[str]:
-    """MkDocs drops front matter that is not valid YAML silently: say why instead."""
-    block = YAML_RE.match(markdown)
-    if block is None:
-        return []
-    try:
-        yaml.safe_load(block.group(1))
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        reason = getattr(error, "problem", None) or " ".join(str(error).split())
-        # the front matter starts on line 2 of the file, after its "---"
-        where = f" at line {mark.line + 2}" if mark is not None else ""
-        hint = "quote a value that contains ': ', e.g. 'title: \"Causal masking: no peeking\"'"
-        return [f"the front matter is not valid YAML{where} ({reason}); {hint}"]
-    return []
-
-
-def _template_problems(meta: dict[str, Any], markdown: str, page: Page, files: Files) -> list[str]:
+def template_problems(
+    meta: Mapping[str, Any], markdown: str, page: str, page_uris: Collection[str]
+) -> list[str]:
     """Everything the lesson misses, as sentences saying what to add."""
     problems = []
     for key, what in (
@@ -163,7 +220,7 @@ def _template_problems(meta: dict[str, Any], markdown: str, page: Page, files: F
             "source id, e.g. 'sources: [vaswani-2017]'"
         )
 
-    if not _executed_checks(markdown, page.file.src_uri):
+    if not executed_checks(markdown, page):
         problems.append(
             "no executed check: add a ```python block or an "
             "'<!-- invisible-code-block: python ... -->' block with claim() for the numbers "
@@ -172,7 +229,7 @@ def _template_problems(meta: dict[str, Any], markdown: str, page: Page, files: F
 
     next_uri = meta.get("next")
     if next_uri is None:
-        if not any(m["text"].strip().lower().startswith("next") for m in _links(markdown)):
+        if not any(m["text"].strip().lower().startswith("next") for m in links(markdown)):
             problems.append(
                 "no next-lesson link: add 'next: lessons/<next-page>.md' (the path relative to "
                 "docs/) to the front matter, or a '[Next: ...](...)' link to the body"
@@ -183,8 +240,8 @@ def _template_problems(meta: dict[str, Any], markdown: str, page: Page, files: F
             "page relative to docs/, e.g. 'next: lessons/attention-matrix.md'"
         )
     else:
-        target = files.get_file_from_path(next_uri)
-        if target is None or not target.is_documentation_page():
+        target = posixpath.normpath(next_uri)
+        if target not in page_uris:
             hint = (
                 f" (write it relative to docs/: 'next: {next_uri.removeprefix('docs/')}')"
                 if next_uri.startswith("docs/")
@@ -195,11 +252,11 @@ def _template_problems(meta: dict[str, Any], markdown: str, page: Page, files: F
                 "must be the path of an existing page relative to docs/, e.g. "
                 "'next: lessons/attention-matrix.md'"
             )
-        elif target.src_uri == page.file.src_uri:
+        elif target == page:
             problems.append(f"'next: {next_uri}' points to the lesson itself")
         else:
-            for match in _links(markdown):
-                linked = _resolve(page.file.src_uri, match["target"])
+            for match in links(markdown):
+                linked = resolve_link(page, match["target"])
                 if match["text"].strip().lower().startswith(
                     "next:"
                 ) and linked != posixpath.normpath(next_uri):
@@ -229,31 +286,17 @@ def _one_sentence_problems(description: str) -> list[str]:
     return problems
 
 
-def _executed_checks(markdown: str, path: str) -> int:
+def executed_checks(markdown: str, path: str) -> int:
     """How many Python blocks Sybil will run on this page (fenced or invisible)."""
     return sum(1 for _ in PythonBlockParser()(Document(markdown, path)))
 
 
-def _links(markdown: str) -> list[re.Match[str]]:
+def links(markdown: str) -> list[re.Match[str]]:
     """The inline links of the page, outside fenced code blocks."""
-    found: list[re.Match[str]] = []
-    fence: str | None = None
-    prose: list[str] = []
-    for line in markdown.splitlines(keepends=True):
-        opening = FENCE.match(line)
-        if fence is None and opening:
-            fence = opening["fence"]
-        elif fence is not None:
-            stripped = line.strip()
-            if stripped.startswith(fence[0] * len(fence)) and set(stripped) == {fence[0]}:
-                fence = None
-        else:
-            prose.append(line)
-    found.extend(LINK.finditer("".join(prose)))
-    return found
+    return list(LINK.finditer(prose(markdown)))
 
 
-def _resolve(src_uri: str, target: str) -> str | None:
+def resolve_link(src_uri: str, target: str) -> str | None:
     """The docs-relative path a link from `src_uri` points to (None if external)."""
     path = target.split("#", 1)[0]
     if not path or ":" in path or path.startswith("/"):
@@ -261,29 +304,13 @@ def _resolve(src_uri: str, target: str) -> str | None:
     return posixpath.normpath(posixpath.join(posixpath.dirname(src_uri), path))
 
 
-def _links_to(markdown: str, src_uri: str, target_uri: str) -> bool:
+def links_to(markdown: str, src_uri: str, target_uri: str) -> bool:
     """Whether the body already links to `target_uri` (both relative to docs/)."""
     wanted = posixpath.normpath(target_uri)
-    return any(_resolve(src_uri, m["target"]) == wanted for m in _links(markdown))
+    return any(resolve_link(src_uri, m["target"]) == wanted for m in links(markdown))
 
 
-def _page_title(file: File) -> str:
-    """The title of a page: its front matter title, its first heading, or its path."""
-    if file.src_uri.endswith(".md"):
-        try:
-            body, meta = get_data(file.content_string)
-        except (OSError, UnicodeDecodeError):
-            body, meta = "", {}
-        if isinstance(meta.get("title"), str) and meta["title"].strip():
-            return meta["title"].strip()
-        if heading := HEADING.search(body):
-            return heading["title"]
-    if file.page is not None and file.page.title:
-        return str(file.page.title)
-    return posixpath.splitext(posixpath.basename(file.src_uri))[0].replace("-", " ").capitalize()
-
-
-def _source_revision(root: str) -> str:
+def source_revision(root: str) -> str:
     """The abbreviated commit checked out in `root`, or ``"unknown"``."""
     try:
         result = subprocess.run(

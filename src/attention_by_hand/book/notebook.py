@@ -1,8 +1,8 @@
-"""MkDocs hook: the notebook page, offline, light, and offered as ``.ipynb``.
+"""The notebook page, offline, light, and offered as ``.ipynb``.
 
-Listed under ``hooks:`` in ``mkdocs.yml`` after ``hooks.py``. The plugin
-``mkdocs-jupyter`` turns ``docs/notebooks/*.py`` (jupytext percent format)
-into pages and runs them at build time; this hook finishes the job.
+The plugin ``mkdocs-jupyter`` turns ``docs/notebooks/*.py`` (jupytext percent
+format) into pages and runs them at build time; the book plugin finishes the
+job with the functions here.
 
 A failing cell
     stops the build (``allow_errors: false``) with a
@@ -19,7 +19,7 @@ Nothing from a CDN, and a light page
     mkdocs-jupyter puts in front of the notebook about 600 KB of inline CSS
     (JupyterLab's whole stylesheet and a Pygments theme) and ``<script>``
     tags that load MathJax and mermaid from public CDNs, plus a script for
-    its own copy buttons. This hook drops all of it and links
+    its own copy buttons. :func:`clean_notebook_html` drops all of it and links
     ``stylesheets/notebook.css`` instead: a few rules on top of Material's,
     so the notebook follows the palette. Code cells become Material code
     blocks (``<div class="highlight"><pre><code>``), coloured and given a
@@ -41,14 +41,16 @@ import posixpath
 import re
 from collections.abc import Callable
 from fnmatch import fnmatch
+from typing import ParamSpec
 
 import jupytext
-from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File, Files
-from mkdocs.structure.pages import Page
-from mkdocs.utils import get_relative_url
+from mkdocs.structure.files import File
 from nbclient.exceptions import CellExecutionError
+
+from attention_by_hand.book.figure_pages import svg_css_size
+
+P = ParamSpec("P")
 
 #: Which files under docs/ are notebooks (the plugin's `include` says the same).
 NOTEBOOKS = "notebooks/*.py"
@@ -80,8 +82,6 @@ SVG_IMG = re.compile(
     r'<img\b(?P<before>[^>]*?)\bsrc="data:image/svg\+xml;base64,(?P<data>[A-Za-z0-9+/=\s]+)"'
     r"(?P<after>[^>]*)>"
 )
-SVG_WIDTH = re.compile(rb'<svg\b[^>]*?\bwidth="(?P<size>[\d.]+)(?P<unit>pt|px)?"')
-SVG_HEIGHT = re.compile(rb'<svg\b[^>]*?\bheight="(?P<size>[\d.]+)(?P<unit>pt|px)?"')
 #: Anything that makes the browser fetch from another host, or run code that could.
 REMOTE = re.compile(
     r"<(?:script|img|iframe)\b[^>]*\bsrc\s*=\s*[\"']?(?:https?:)?//"
@@ -94,56 +94,6 @@ REMOTE = re.compile(
 
 
 # ---------------------------------------------------------------------------
-# Hooks
-# ---------------------------------------------------------------------------
-
-
-def on_files(files: Files, *, config: MkDocsConfig) -> Files:
-    """Add ``notebooks/<name>.ipynb``, converted from each notebook's ``.py`` source."""
-    for file in list(files):
-        if is_notebook(file):
-            notebook = jupytext.reads(file.content_string, fmt="py:percent")
-            files.append(
-                File.generated(
-                    config, ipynb_uri(file.src_uri), content=jupytext.writes(notebook, fmt="ipynb")
-                )
-            )
-    return files
-
-
-def on_pre_page(page: Page, *, config: MkDocsConfig, files: Files) -> Page:
-    """Turn a failing cell into a build error that names the notebook and the cell."""
-    if is_notebook(page.file):
-        render = page.render  # mkdocs-jupyter's, which runs the notebook
-
-        def render_or_stop(config: MkDocsConfig, files: Files) -> None:
-            try:
-                render(config, files)
-            except CellExecutionError as error:
-                raise PluginError(cell_failure(page.file.src_uri, error)) from None
-
-        page.render = render_or_stop  # type: ignore[method-assign]
-    return page
-
-
-def on_page_content(html_text: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """Strip mkdocs-jupyter's CSS and CDN scripts; add the stylesheet and download link."""
-    if not is_notebook(page.file):
-        return html_text
-    stem = posixpath.splitext(page.file.src_uri)[0]
-    cleaned, svgs = clean_notebook_html(
-        html_text,
-        page=page.file.src_uri,
-        stylesheet=get_relative_url(STYLESHEET, page.url),
-        download=get_relative_url(ipynb_uri(page.file.src_uri), page.url),
-        figure_url=lambda n: get_relative_url(f"{stem}-figures/figure-{n:02d}.svg", page.url),
-    )
-    for n, svg in enumerate(svgs, start=1):
-        files.append(File.generated(config, f"{stem}-figures/figure-{n:02d}.svg", content=svg))
-    return cleaned
-
-
-# ---------------------------------------------------------------------------
 # The work
 # ---------------------------------------------------------------------------
 
@@ -151,6 +101,28 @@ def on_page_content(html_text: str, *, page: Page, config: MkDocsConfig, files: 
 def is_notebook(file: File) -> bool:
     """Whether `file` is one of the book's notebooks (``docs/notebooks/*.py``)."""
     return file.abs_src_path is not None and fnmatch(file.src_uri, NOTEBOOKS)
+
+
+def ipynb_text(source: str) -> str:
+    """The notebook, without outputs, as ``.ipynb`` JSON, from its jupytext percent source."""
+    return str(jupytext.writes(jupytext.reads(source, fmt="py:percent"), fmt="ipynb"))
+
+
+def stop_on_failing_cell(render: Callable[P, None], page: str) -> Callable[P, None]:
+    """`render` (mkdocs-jupyter's, which runs the notebook), raising a short build error.
+
+    A failing cell raises :class:`~mkdocs.exceptions.PluginError` naming the
+    notebook `page` and the cell (:func:`cell_failure`) instead of nbclient's
+    long traceback.
+    """
+
+    def render_or_stop(*args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            render(*args, **kwargs)
+        except CellExecutionError as error:
+            raise PluginError(cell_failure(page, error)) from None
+
+    return render_or_stop
 
 
 def ipynb_uri(src_uri: str) -> str:
@@ -237,9 +209,9 @@ def clean_notebook_html(
         svgs.append(svg)
         url = html.escape(figure_url(len(svgs)), quote=True)
         attrs = f"{match['before']}{match['after']}".rstrip(" /")
-        width, height = SVG_WIDTH.search(svg), SVG_HEIGHT.search(svg)
-        if width and height and " width=" not in attrs:
-            attrs += f' width="{_css_px(width)}" height="{_css_px(height)}"'
+        size = svg_css_size(svg)
+        if size is not None and " width=" not in attrs:
+            attrs += f' width="{size[0]}" height="{size[1]}"'
         return f'<img src="{url}"{attrs} loading="lazy" decoding="async">'
 
     body = SVG_IMG.sub(to_file, body)
@@ -265,13 +237,3 @@ def clean_notebook_html(
             "attention_by_hand/book/notebook.py or in the notebook"
         )
     return cleaned, svgs
-
-
-# ---------------------------------------------------------------------------
-# Helpers
-# ---------------------------------------------------------------------------
-
-
-def _css_px(size: re.Match[bytes]) -> int:
-    # matplotlib writes sizes in points; a CSS pixel is 3/4 of a point
-    return round(float(size["size"]) * (4 / 3 if size["unit"] == b"pt" else 1))

@@ -1,4 +1,4 @@
-"""MkDocs hook: "check your understanding" quizzes written in a small syntax.
+"""Quizzes ("check your understanding") written in a small syntax.
 
 A lesson writes a quiz as a fenced block with the info string ``quiz``::
 
@@ -18,7 +18,7 @@ the choice or the explanation above it; ``>`` lines add to the explanation.
 Question, choice and explanation texts are inline Markdown (code, emphasis,
 links, ``$maths$``).
 
-The hook turns each quiz into HTML: one ``fieldset`` per question with a
+The build turns each quiz into HTML: one ``fieldset`` per question with a
 ``legend``, labelled radios or checkboxes, and for every choice a
 ``<details>`` explanation that says whether the choice is correct. That is
 what a reader without JavaScript gets: the questions and every explanation,
@@ -37,17 +37,24 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-import markdown as markdown_lib
-from mkdocs.config.defaults import MkDocsConfig
+import markdown
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import Files
-from mkdocs.structure.pages import Page
 
-from attention_by_hand.book.markdown import FENCE
+from attention_by_hand.book.fences import FENCE, closes_fence
 
-__all__ = ["Choice", "Question", "QuizError", "parse_quiz", "render_quiz"]
+__all__ = [
+    "Choice",
+    "Question",
+    "QuizError",
+    "inline_markdown",
+    "parse_quiz",
+    "render_quiz",
+    "replace_quizzes",
+]
 
 PRIVACY_NOTE = "Your answers stay on this page: nothing is stored or sent."
 ACTIONS = (
@@ -108,29 +115,28 @@ class Question:
 
 
 # ---------------------------------------------------------------------------
-# Hook
+# Pages
 # ---------------------------------------------------------------------------
 
 
-def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """Replace each ```` ```quiz ```` block with the quiz's HTML."""
-    converter: list[markdown_lib.Markdown] = []
+def replace_quizzes(markdown: str, *, page: str, inline: Callable[[str], str] = html.escape) -> str:
+    """Replace each ```` ```quiz ```` block of a page with the quiz's HTML.
 
-    def inline(text: str) -> str:
-        if not converter:
-            converter.append(
-                markdown_lib.Markdown(
-                    extensions=config.markdown_extensions,
-                    extension_configs=config.mdx_configs,
-                )
-            )
-        md = converter[0]
-        md.reset()
-        out = md.convert(text).strip()
-        if out.startswith("<p>") and out.endswith("</p>") and out.count("<p>") == 1:
-            out = out[3:-4]
-        return out.replace("\n", " ")
+    Parameters
+    ----------
+    markdown : str
+        The page's Markdown.
+    page : str
+        The page's path under ``docs/``, for messages.
+    inline : callable, optional
+        Turns inline Markdown into HTML (:func:`inline_markdown`). Default:
+        escape the text.
 
+    Raises
+    ------
+    PluginError
+        For a malformed or unclosed quiz, naming the page, the quiz and the question.
+    """
     lines = markdown.splitlines(keepends=True)
     out: list[str] = []
     fence: str | None = None
@@ -144,10 +150,10 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
             indent, mark = opening["indent"], opening["fence"]
             body: list[str] = []
             i += 1
-            while i < len(lines) and not _closes(lines[i], mark):
+            while i < len(lines) and not closes_fence(lines[i], mark):
                 body.append(lines[i].removeprefix(indent))
                 i += 1
-            where = f"{page.file.src_uri}: quiz {n_quiz}"
+            where = f"{page}: quiz {n_quiz}"
             if i == len(lines):
                 raise PluginError(f"{where}: the ```quiz block is never closed; end it with {mark}")
             try:
@@ -160,11 +166,34 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
             fence = opening["fence"]
             out.append(line)
         else:
-            if fence is not None and _closes(line, fence):
+            if fence is not None and closes_fence(line, fence):
                 fence = None
             out.append(line)
         i += 1
     return "".join(out)
+
+
+def inline_markdown(
+    extensions: Sequence[Any], extension_configs: Mapping[str, Any]
+) -> Callable[[str], str]:
+    """A function that turns one line of inline Markdown into HTML, without a ``<p>``.
+
+    Parameters
+    ----------
+    extensions, extension_configs
+        The site's Markdown extensions and their settings, so a quiz's text
+        is read as the rest of the page is.
+    """
+    converter = markdown.Markdown(extensions=extensions, extension_configs=extension_configs)
+
+    def inline(text: str) -> str:
+        converter.reset()
+        out = converter.convert(text).strip()
+        if out.startswith("<p>") and out.endswith("</p>") and out.count("<p>") == 1:
+            out = out[3:-4]
+        return out.replace("\n", " ")
+
+    return inline
 
 
 # ---------------------------------------------------------------------------
@@ -192,7 +221,7 @@ def parse_quiz(source: str) -> list[Question]:
         fewer than two choices or no correct one, or a choice has no
         explanation. The message names the question by number and text.
     """
-    drafts: list[dict] = []
+    drafts: list[dict[str, Any]] = []
     # what a continuation line adds to: "question", "choice" or "explanation"
     target: str | None = None
     for number, raw in enumerate(source.splitlines(), start=1):
@@ -260,7 +289,7 @@ def parse_quiz(source: str) -> list[Question]:
     return questions
 
 
-def _name(drafts: list[dict]) -> str:
+def _name(drafts: list[dict[str, Any]]) -> str:
     return f"question {len(drafts)} ({_short(drafts[-1]['text'])})"
 
 
@@ -268,17 +297,14 @@ def _short(text: str, limit: int = 70) -> str:
     return repr(text if len(text) <= limit else text[: limit - 3] + "...")
 
 
-def _closes(line: str, fence: str) -> bool:
-    stripped = line.strip()
-    return stripped.startswith(fence[0] * len(fence)) and set(stripped) == {fence[0]}
-
-
 # ---------------------------------------------------------------------------
 # Rendering
 # ---------------------------------------------------------------------------
 
 
-def render_quiz(questions: list[Question], uid: str, inline=html.escape) -> str:
+def render_quiz(
+    questions: list[Question], uid: str, inline: Callable[[str], str] = html.escape
+) -> str:
     """The HTML of one quiz: one raw HTML block without blank lines.
 
     Parameters

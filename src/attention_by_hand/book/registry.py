@@ -62,7 +62,7 @@ class FigureSpec:
         return f"figures/{self.name}-{palette}.svg"
 
 
-_SPECS = (
+_SPECS: tuple[FigureSpec, ...] = (
     FigureSpec(
         name="attention-row",
         draw=figures.attention_row,

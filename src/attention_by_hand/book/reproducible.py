@@ -1,4 +1,4 @@
-"""MkDocs hook: the same commit builds the same bytes.
+"""The same commit builds the same bytes.
 
 MkDocs already dates the sitemap and the gzip header of ``sitemap.xml.gz``
 with ``SOURCE_DATE_EPOCH`` when it is set (``make`` sets it to the last
@@ -11,9 +11,9 @@ Cell ids
     mkdocs-jupyter writes them into the notebook page
     (``id="cell-id=..."``) and they end up in the ``.ipynb`` offered for
     download, so every build differed from the last. While the site is
-    built, this hook has nbformat number the cells instead (``cell-1``,
-    ``cell-2``, ... in the order the build creates them), and puts the
-    random ids back when the build ends.
+    built, :func:`number_cell_ids` has nbformat number the cells instead
+    (``cell-1``, ``cell-2``, ... in the order the build creates them); the
+    function it returns puts the random ids back when the build ends.
 
 Checked by ``tests/test_reproducible.py``: two clean builds, byte for byte.
 """
@@ -26,7 +26,6 @@ from collections.abc import Callable, Iterator
 import nbformat.v4.convert
 import nbformat.v4.nbbase
 import nbformat.validator
-from mkdocs.config.defaults import MkDocsConfig
 
 #: (module, name) of each function nbformat calls for a new cell id.
 _ID_MAKERS = (
@@ -34,37 +33,27 @@ _ID_MAKERS = (
     (nbformat.v4.convert, "random_cell_id"),
     (nbformat.validator, "generate_corpus_id"),
 )
-_ORIGINALS: dict[tuple[object, str], Callable[[], str]] = {
-    (module, name): getattr(module, name) for module, name in _ID_MAKERS
-}
 
 
-# ---------------------------------------------------------------------------
-# Hooks
-# ---------------------------------------------------------------------------
+def number_cell_ids() -> Callable[[], None]:
+    """Have nbformat number new notebook cells ``cell-1``, ``cell-2``, ... from now on.
 
-
-def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    """Number notebook cells from 1 in this build instead of giving them random ids."""
+    Returns
+    -------
+    callable
+        Call it (once the build has ended, or failed) to give nbformat its
+        random cell ids back.
+    """
+    originals = [(module, name, getattr(module, name)) for module, name in _ID_MAKERS]
     make_id = _numbered_ids(itertools.count(1))
     for module, name in _ID_MAKERS:
         setattr(module, name, make_id)
-    return config
 
+    def restore() -> None:
+        for module, name, original in originals:
+            setattr(module, name, original)
 
-def on_post_build(*, config: MkDocsConfig) -> None:
-    """Give nbformat its random cell ids back."""
-    _restore()
-
-
-def on_build_error(*, error: Exception) -> None:
-    """Give nbformat its random cell ids back after a failed build too."""
-    _restore()
-
-
-# ---------------------------------------------------------------------------
-# Helpers
-# ---------------------------------------------------------------------------
+    return restore
 
 
 def _numbered_ids(counter: Iterator[int]) -> Callable[[], str]:
@@ -72,8 +61,3 @@ def _numbered_ids(counter: Iterator[int]) -> Callable[[], str]:
         return f"cell-{next(counter)}"
 
     return make_id
-
-
-def _restore() -> None:
-    for (module, name), original in _ORIGINALS.items():
-        setattr(module, name, original)

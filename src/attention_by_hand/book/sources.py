@@ -1,12 +1,10 @@
-"""MkDocs hook: the book's sources, from one data file.
-
-Listed under ``hooks:`` in ``mkdocs.yml`` after ``hooks.py``.
+"""The book's sources, from one data file.
 
 The record
     ``docs/sources.yml`` (:data:`DATA_FILE`, relative to ``docs_dir``) is a
-    list of sources, each with the fields in :data:`FIELDS`. The hook reads
-    and checks it at the start of every build and drops it from the site: it
-    is data, not a page.
+    list of sources, each with the fields in :data:`FIELDS`. The build reads
+    and checks it at the start (:func:`load_sources`, :func:`check_citations`)
+    and drops it from the site: it is data, not a page.
 
 A page's list
     A page cites sources in its front matter, ``sources: [id, ...]``, and
@@ -28,7 +26,6 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-import posixpath
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -36,15 +33,13 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File, Files
-from mkdocs.structure.nav import Navigation
-from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
-from attention_by_hand.book.markdown import replace_outside_fences
+from attention_by_hand.book.fences import replace_outside_fences
+from attention_by_hand.book.markers import SOURCES_LINE
+from attention_by_hand.book.pages import page_title
 
 #: Where the record of sources lives, relative to ``docs_dir``.
 DATA_FILE = "sources.yml"
@@ -64,7 +59,7 @@ ORIGINALITY = (
 
 SOURCE_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-MARKER = re.compile(r"^\[\[sources(?::[ \t]*(?P<arg>[^\]]*?))?[ \t]*\]\][ \t]*$", re.MULTILINE)
+MARKER = SOURCES_LINE
 
 
 @dataclass(frozen=True)
@@ -120,56 +115,54 @@ class Citations:
     titles: dict[str, str]
 
 
-#: State of the current build: the sources, and who cites them.
-_SOURCES: dict[str, Source] = {}
-_CITATIONS = Citations({}, {}, {})
-_NAV_ORDER: list[str] = []
-
-
 # ---------------------------------------------------------------------------
-# Hooks
+# Pages
 # ---------------------------------------------------------------------------
 
 
-def on_files(files: Files, *, config: MkDocsConfig) -> Files:
-    """Read the record of sources, check every page's citations, drop the record."""
-    path = Path(config.docs_dir) / DATA_FILE
-    sources = load_sources(path)
-    pages = {}
-    for file in files.documentation_pages():
-        if file.src_uri.endswith(".md"):
-            pages[file.src_uri] = file.content_string
-    global _CITATIONS
-    _CITATIONS = check_citations(sources, pages)
-    _SOURCES.clear()
-    _SOURCES.update(sources)
-    data = files.get_file_from_path(DATA_FILE)
-    if data is not None:
-        files.remove(data)
-    return files
+def replace_source_markers(
+    markdown: str,
+    *,
+    page: str,
+    page_url: str,
+    sources: Mapping[str, Source],
+    citations: Citations,
+    page_urls: Mapping[str, str],
+    nav_order: Sequence[str],
+) -> str:
+    """Replace ``[[sources]]`` with the page's list, ``[[sources: all]]`` with every source.
 
+    Parameters
+    ----------
+    markdown : str
+        The page's Markdown.
+    page, page_url : str
+        The page's path under ``docs/`` and its URL.
+    sources : mapping of str to Source
+        The record of sources (:func:`load_sources`).
+    citations : Citations
+        Who cites what (:func:`check_citations`).
+    page_urls : mapping of str to str
+        The URL of each page of the site, by its path under ``docs/``.
+    nav_order : sequence of str
+        The pages' paths in reading order: ``[[sources: all]]`` lists the
+        citing pages of each source in this order.
+    """
 
-def on_nav(nav: Navigation, *, config: MkDocsConfig, files: Files) -> Navigation:
-    """Remember the order of the pages, to list citing pages in reading order."""
-    _NAV_ORDER[:] = [page.file.src_uri for page in nav.pages]
-    return nav
-
-
-def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """Replace ``[[sources]]`` with the page's list, ``[[sources: all]]`` with every source."""
+    def reading_order(uri: str) -> tuple[int, str]:
+        return (nav_order.index(uri) if uri in nav_order else len(nav_order), uri)
 
     def sources_html(match: re.Match[str]) -> str:
         if match["arg"] is None:
-            ids = _CITATIONS.by_page[page.file.src_uri]
-            return render_page_list([_SOURCES[i] for i in ids])
+            return render_page_list([sources[i] for i in citations.by_page[page]])
         links = {
             source_id: [
-                (_CITATIONS.titles[uri], get_relative_url(_url_of(files, uri), page.url))
-                for uri in sorted(uris, key=_reading_order)
+                (citations.titles[uri], get_relative_url(page_urls[uri], page_url))
+                for uri in sorted(uris, key=reading_order)
             ]
-            for source_id, uris in _CITATIONS.cited_by.items()
+            for source_id, uris in citations.cited_by.items()
         }
-        return render_all(list(_SOURCES.values()), links)
+        return render_all(list(sources.values()), links)
 
     return replace_outside_fences(MARKER, sources_html, markdown)
 
@@ -320,7 +313,7 @@ def check_citations(sources: Mapping[str, Source], pages: Mapping[str, str]) -> 
                 cited_by[source_id].append(uri)
         if ids:
             by_page[uri] = ids
-            titles[uri] = _page_title(uri, body, meta)
+            titles[uri] = page_title(uri, text)
     for source_id, uris in cited_by.items():
         if not uris:
             problems.append(
@@ -511,26 +504,6 @@ def _markers(body: str) -> list[str | None]:
 
     replace_outside_fences(MARKER, record, body)
     return found
-
-
-def _page_title(uri: str, body: str, meta: Mapping[str, Any]) -> str:
-    if isinstance(meta.get("title"), str) and meta["title"].strip():
-        return meta["title"].strip()
-    heading = re.search(r"^#[ \t]+(.+?)[ \t#]*$", body, re.MULTILINE)
-    if heading:
-        return heading[1]
-    return posixpath.splitext(uri)[0]
-
-
-def _reading_order(uri: str) -> tuple[int, str]:
-    return (_NAV_ORDER.index(uri) if uri in _NAV_ORDER else len(_NAV_ORDER), uri)
-
-
-def _url_of(files: Files, uri: str) -> str:
-    file: File | None = files.get_file_from_path(uri)
-    if file is None:  # pragma: no cover - pages come from the same Files
-        raise PluginError(f"{uri}: cites sources but is not part of the site")
-    return file.url
 
 
 def _authors(authors: Sequence[str]) -> str:

@@ -1,4 +1,4 @@
-"""MkDocs hook: the interactive attention demo ("see attention add up").
+"""The interactive attention demo ("see attention add up") as HTML.
 
 A page shows a demo with a line of its own::
 
@@ -27,17 +27,16 @@ import html
 import json
 import math
 import re
+from collections.abc import Callable, Mapping
 
 import numpy as np
-from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import Files
-from mkdocs.structure.pages import Page
 
 from attention_by_hand.book.demos import DemoResult, DemoSpec
-from attention_by_hand.book.markdown import replace_outside_fences
+from attention_by_hand.book.fences import replace_outside_fences
+from attention_by_hand.book.markers import named_marker, unknown_name
 
-DEMO_LINE = re.compile(r"^\[\[demo:\s*(?P<name>[^\]\s]*)\s*\]\][ \t]*$", re.MULTILINE)
+DEMO_LINE = named_marker("demo")
+REGISTRY_FILE = "attention_by_hand/book/demos.py"
 
 #: Range and step of the number inputs (the JSON carries them to the script).
 INPUT_MIN, INPUT_MAX, INPUT_STEP = -10.0, 10.0, 0.5
@@ -56,28 +55,30 @@ NO_JS = (
 )
 
 
-# ---------------------------------------------------------------------------
-# Hooks
-# ---------------------------------------------------------------------------
+def replace_demo_markers(markdown: str, *, page: str, demos: Mapping[str, DemoSpec]) -> str:
+    """Replace each ``[[demo: name]]`` line of a page with the demo's HTML.
 
+    Parameters
+    ----------
+    markdown : str
+        The page's Markdown.
+    page : str
+        The page's path under ``docs/``, for messages.
+    demos : mapping of str to DemoSpec
+        The registry of demos (:data:`attention_by_hand.book.demos.DEMOS`).
 
-def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """Replace each ``[[demo: name]]`` line with the demo's HTML."""
-    # imported here, not at module level: hooks.on_config re-imports the package
-    # for every build of `mkdocs serve`, so a change to the demos or the maths shows
-    from attention_by_hand.book.demos import DEMOS
-
+    Raises
+    ------
+    PluginError
+        For an unknown demo name, naming the page, the demo and the known ones.
+    """
     seen: dict[str, int] = {}
 
     def demo_html(match: re.Match[str]) -> str:
         name = match["name"]
-        spec = DEMOS.get(name)
+        spec = demos.get(name)
         if spec is None:
-            known = ", ".join(sorted(DEMOS))
-            raise PluginError(
-                f"{page.file.src_uri}: unknown demo '{name}' in [[demo: {name}]]. "
-                f"Known demos: {known}. Add new ones to attention_by_hand/book/demos.py"
-            )
+            raise unknown_name(page, "demo", name, demos, REGISTRY_FILE)
         seen[name] = seen.get(name, 0) + 1
         uid = f"demo-{name}" if seen[name] == 1 else f"demo-{name}-{seen[name]}"
         return render_demo(spec, uid)
@@ -216,7 +217,12 @@ def _results_html(spec: DemoSpec, r: DemoResult, uid: str) -> str:
     root = f"√{spec.d_k}"
     keys_head = "".join(f'<th scope="col">key {j}</th>' for j in range(n_k))
 
-    def matrix(kind: str, values: np.ndarray, masked_text: str | None, extra=None) -> str:
+    def matrix(
+        kind: str,
+        values: np.ndarray,
+        masked_text: str | None,
+        extra: Callable[[int], str] | None = None,
+    ) -> str:
         rows = []
         for i in range(n_q):
             cells = "".join(
@@ -307,7 +313,7 @@ def _cell(kind: str, index: tuple[int, ...], value: float, *, masked: str | None
         inner = f'<span class="abh-n">{shown}</span> <span class="abh-tag">{masked}</span>'
     else:
         exact = repr(float(value))
-        inner = f'<span class="abh-n">{format_number(value)}</span>'
+        inner = f'<span class="abh-n">{format_demo_number(value)}</span>'
         if kind == "weight":
             style = f' style="--abh-w: {_plain(round(float(value), 4))}"'
     return (
@@ -316,12 +322,12 @@ def _cell(kind: str, index: tuple[int, ...], value: float, *, masked: str | None
     )
 
 
-def format_number(x: float) -> str:
+def format_demo_number(x: float) -> str:
     """A computed number as the demo shows it: 3 decimals, a real minus sign, no -0.000.
 
     Examples
     --------
-    >>> format_number(0.40059), format_number(-0.0001), format_number(-1.25) == MINUS + "1.250"
+    >>> format_demo_number(0.40059), format_demo_number(-0.0001), format_demo_number(-1.25) == MINUS + "1.250"
     ('0.401', '0.000', True)
     """
     text = f"{float(x):.3f}"

@@ -1,0 +1,74 @@
+"""The marker syntax pages use, ``[[kind: name]]`` on a line of its own, and its errors.
+
+A page shows a figure with ``[[figure: attention-row]]``, a demo with
+``[[demo: mixture]]`` and its sources with ``[[sources]]`` (or
+``[[sources: all]]``). The patterns and the messages for a marker the build
+does not know are written here once, for every kind.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable
+
+from mkdocs.exceptions import PluginError
+
+#: The kinds of marker, as pages write them.
+KINDS = ("figure", "demo", "sources")
+
+#: A marker the build did not understand (a space in the name, upper case,
+#: text after it on the line) would otherwise reach the reader as literal text.
+LEFTOVER = re.compile(r"\[\[\s*(?:figure|demo|sources)\b[^\]\n]*\]\]", re.IGNORECASE)
+#: ``<pre>`` and ``<code>`` elements: a marker shown as code is not a leftover.
+CODE = re.compile(r"<(pre|code)\b.*?</\1>", re.DOTALL)
+
+
+#: ``[[sources]]`` (the page's own list) or ``[[sources: all]]``; the argument is the group ``arg``.
+SOURCES_LINE = re.compile(
+    r"^\[\[sources(?::[ \t]*(?P<arg>[^\]]*?))?[ \t]*\]\][ \t]*$", re.MULTILINE
+)
+
+
+def named_marker(kind: str) -> re.Pattern[str]:
+    """The pattern of a ``[[kind: name]]`` line; the name is the group ``name``.
+
+    Examples
+    --------
+    >>> named_marker("demo").findall("[[demo: mixture]]\\n[[demo: causal]] text\\n")
+    ['mixture']
+    """
+    return re.compile(rf"^\[\[{kind}:\s*(?P<name>[^\]\s]*)\s*\]\][ \t]*$", re.MULTILINE)
+
+
+def unknown_name(
+    page: str, kind: str, name: str, known: Iterable[str], registry: str
+) -> PluginError:
+    """The error for ``[[kind: name]]`` naming nothing in the registry file `registry`.
+
+    Examples
+    --------
+    >>> print(unknown_name("a.md", "demo", "x", ["mixture"], "attention_by_hand/book/demos.py"))
+    a.md: unknown demo 'x' in [[demo: x]]. Known demos: mixture. Add new ones to attention_by_hand/book/demos.py
+    """
+    return PluginError(
+        f"{page}: unknown {kind} '{name}' in [[{kind}: {name}]]. "
+        f"Known {kind}s: {', '.join(sorted(known))}. Add new ones to {registry}"
+    )
+
+
+def check_no_leftover(html_text: str, page: str) -> None:
+    """Stop on a marker that reached the page's HTML outside code.
+
+    Raises
+    ------
+    PluginError
+        Naming the page and the marker, and saying how a marker is written.
+    """
+    leftover = LEFTOVER.search(CODE.sub("", html_text))
+    if leftover:
+        raise PluginError(
+            f"{page}: '{html.unescape(leftover.group())}' was not understood. Write "
+            f"[[figure: name]], [[demo: name]] or [[sources]] on a line of its own, in lower "
+            f"case, with no space inside the name"
+        )

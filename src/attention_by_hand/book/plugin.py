@@ -1,0 +1,319 @@
+"""The book plugin: the whole build of the site, step by step.
+
+``mkdocs.yml`` lists it once, as ``book`` (the entry point in
+``pyproject.toml``). Each event method below calls the feature libraries of
+:mod:`attention_by_hand.book` in the order the build needs; reading this class
+top to bottom is reading the build. What one step leaves for a later one (the
+figures' sizes, the sources and who cites them, the nav order, the staging
+folder) lives on the plugin instance, for one build.
+
+The libraries are imported afresh at the start of every build
+(:meth:`BookPlugin.on_config`): MkDocs keeps one plugin instance for all the
+rebuilds of ``mkdocs serve`` and Python caches modules, so without this a
+change under ``src/`` (the maths, a figure, a demo, a quiz message) would be
+watched, rebuilt, and shown as it was when the server started. Only this
+module is kept; a change to it needs a restart of ``mkdocs serve``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import posixpath
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, fields
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Literal
+
+from mkdocs.config import config_options as c
+from mkdocs.config.base import Config
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.nav import Navigation
+from mkdocs.structure.pages import Page
+from mkdocs.utils import CountHandler, get_relative_url
+
+if TYPE_CHECKING:  # for annotations only: the plugin imports the libraries afresh per build
+    from collections.abc import Callable
+
+    from attention_by_hand.book.sources import Citations, Source
+
+PACKAGE = "attention_by_hand"
+
+
+class BookConfig(Config):
+    """The book plugin's settings in ``mkdocs.yml``."""
+
+    #: The record of sources, relative to ``docs_dir``: read, checked, not published.
+    sources = c.Type(str, default="sources.yml")
+    #: The folder of the lessons, relative to ``docs_dir``: each page in it
+    #: must follow the lesson template.
+    lessons = c.Type(str, default="lessons/")
+
+
+@dataclass(frozen=True)
+class Libraries:
+    """The book's feature libraries, as imported for one build (see :func:`import_afresh`)."""
+
+    registry: ModuleType  # the figures: name -> drawing function and inputs
+    demos: ModuleType  # the demos: name -> stated inputs
+    figure_pages: ModuleType  # figures drawn into the site, [[figure: name]] as HTML
+    demo_html: ModuleType  # [[demo: name]] as HTML
+    quiz: ModuleType  # ```quiz blocks as HTML
+    sources: ModuleType  # the record of sources, [[sources]] as HTML
+    lessons: ModuleType  # the lesson template check, the "Next" link, the source revision
+    pages: ModuleType  # page titles and front matter
+    notebook: ModuleType  # the notebook page, offline and light, and its .ipynb
+    markers: ModuleType  # the [[kind: name]] syntax and its errors
+    maths: ModuleType  # TeX as MathML
+    reproducible: ModuleType  # numbered notebook cell ids
+
+
+def import_afresh() -> Libraries:
+    """Drop every cached module of the package but this one, and import the libraries again."""
+    for name in [n for n in sys.modules if n.split(".")[0] == PACKAGE and n != __name__]:
+        del sys.modules[name]
+    return Libraries(
+        **{
+            field.name: importlib.import_module(f"{PACKAGE}.book.{field.name}")
+            for field in fields(Libraries)
+        }
+    )
+
+
+class BookPlugin(BasePlugin[BookConfig]):
+    """Figures, demos, quizzes, sources, lesson checks, the notebook page and MathML."""
+
+    def __init__(self) -> None:
+        self.serving = False
+        self.lib = import_afresh()
+        # state of one build, set by the steps below
+        self.figure_sizes: dict[str, tuple[int, int]] = {}
+        self.sources: dict[str, Source] = {}
+        self.citations: Citations | None = None
+        self.page_urls: dict[str, str] = {}
+        self.nav_order: list[str] = []
+        self.restore_cell_ids: Callable[[], None] | None = None
+        self.target: Path | None = None
+        self.staging: Path | None = None
+        self.warnings = CountHandler()
+
+    # -- before the build -------------------------------------------------
+
+    def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
+        """Note whether this is `mkdocs serve`, which builds into its own temporary folder."""
+        self.serving = command == "serve"
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        """Import the libraries afresh; note the source revision; build into a staging folder."""
+        self.lib = import_afresh()
+        root = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
+        revision = self.lib.lessons.source_revision(root)
+        config.extra["source_revision"] = revision
+        config.extra["source_revision_url"] = self.lib.lessons.revision_url(
+            config.repo_url, revision
+        )
+        self.restore_cell_ids = self.lib.reproducible.number_cell_ids()
+        if not self.serving:
+            self._build_into_staging(config)
+        return config
+
+    # -- the files ----------------------------------------------------------
+
+    def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
+        """Check front matter; draw the figures; check the sources; add the notebooks' .ipynb."""
+        lib = self.lib
+        # 1. front matter that is not YAML, before anything reads it
+        for file in files.documentation_pages():
+            if file.src_uri.endswith(".md"):
+                self._check_front_matter(file, config)
+        # 2. every figure, in both palettes
+        svgs, self.figure_sizes = lib.figure_pages.draw_figures(
+            lib.registry.FIGURES, lib.registry.PALETTE_NAMES
+        )
+        for path, svg in svgs.items():
+            files.append(File.generated(config, path, content=svg))
+        # 3. the record of sources, and who cites what; the record is not published
+        self.sources = lib.sources.load_sources(Path(config.docs_dir) / self.config.sources)
+        markdown_pages = {
+            file.src_uri: file.content_string
+            for file in files.documentation_pages()
+            if file.src_uri.endswith(".md")
+        }
+        self.citations = lib.sources.check_citations(self.sources, markdown_pages)
+        record = files.get_file_from_path(self.config.sources)
+        if record is not None:
+            files.remove(record)
+        # 4. each notebook as .ipynb, to download
+        for file in list(files):
+            if lib.notebook.is_notebook(file):
+                ipynb = lib.notebook.ipynb_text(file.content_string)
+                uri = lib.notebook.ipynb_uri(file.src_uri)
+                files.append(File.generated(config, uri, content=ipynb))
+        self.page_urls = {file.src_uri: file.url for file in files.documentation_pages()}
+        return files
+
+    def on_nav(self, nav: Navigation, *, config: MkDocsConfig, files: Files) -> Navigation:
+        """Note the reading order, to list the pages that cite a source in it."""
+        self.nav_order = [page.file.src_uri for page in nav.pages]
+        return nav
+
+    # -- each page ----------------------------------------------------------
+
+    def on_pre_page(self, page: Page, *, config: MkDocsConfig, files: Files) -> Page:
+        """Make a failing notebook cell a short build error naming the notebook and the cell."""
+        if self.lib.notebook.is_notebook(page.file):
+            # a method replaced on one page object, as mkdocs-jupyter does itself
+            page.render = self.lib.notebook.stop_on_failing_cell(  # type: ignore[method-assign]
+                page.render, page.file.src_uri
+            )
+        return page
+
+    def on_page_markdown(
+        self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files
+    ) -> str:
+        """Figures, the lesson check and its "Next" link, sources, demos, quizzes."""
+        lib, uri = self.lib, page.file.src_uri
+        markdown = lib.figure_pages.replace_figure_markers(
+            markdown,
+            page=uri,
+            page_url=page.url,
+            figures=lib.registry.FIGURES,
+            palettes=lib.registry.PALETTE_NAMES,
+            sizes=self.figure_sizes,
+        )
+        if lib.lessons.is_lesson(uri, self.config.lessons):
+            markdown = self._check_lesson(markdown, page, config, files)
+        markdown = lib.sources.replace_source_markers(
+            markdown,
+            page=uri,
+            page_url=page.url,
+            sources=self.sources,
+            citations=self.citations,
+            page_urls=self.page_urls,
+            nav_order=self.nav_order,
+        )
+        markdown = lib.demo_html.replace_demo_markers(markdown, page=uri, demos=lib.demos.DEMOS)
+        inline = lib.quiz.inline_markdown(config.markdown_extensions, config.mdx_configs)
+        return str(lib.quiz.replace_quizzes(markdown, page=uri, inline=inline))
+
+    def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """Stop on a marker nothing understood; maths as MathML; the notebook page cleaned."""
+        lib, uri = self.lib, page.file.src_uri
+        lib.markers.check_no_leftover(html, uri)
+        html = lib.maths.tex_to_mathml(html, uri)
+        if lib.notebook.is_notebook(page.file):
+            html = self._clean_notebook(html, page, config, files)
+        return str(html)
+
+    # -- after the build ----------------------------------------------------
+
+    @event_priority(-100)  # after every other plugin has written its files
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        """Give nbformat its random ids back; move the finished site into place."""
+        self._restore_cell_ids()
+        logging.getLogger("mkdocs").removeHandler(self.warnings)
+        if self.staging is None or self.target is None:
+            return
+        if config.strict and self.warnings.get_counts():
+            # MkDocs aborts the build right after this event: keep the old site
+            return
+        if self.target.exists():
+            shutil.rmtree(self.target)
+        self.staging.rename(self.target)
+        config.site_dir = str(self.target)
+        self.staging = None
+
+    def on_build_error(self, *, error: Exception) -> None:
+        """Give nbformat its random ids back; throw away the half-written site."""
+        self._restore_cell_ids()
+        logging.getLogger("mkdocs").removeHandler(self.warnings)
+        if self.staging is not None:
+            shutil.rmtree(self.staging, ignore_errors=True)
+            self.staging = None
+
+    # -- the steps' details -------------------------------------------------
+
+    def _build_into_staging(self, config: MkDocsConfig) -> None:
+        """Build into a fresh folder beside the target; on_post_build moves it into place.
+
+        A failed build, or one with a warning under ``--strict``, leaves no
+        half-written site behind: the previous site, if any, stays as it was.
+        """
+        self.target = Path(config.site_dir).resolve()
+        self.target.parent.mkdir(parents=True, exist_ok=True)
+        self.staging = Path(
+            tempfile.mkdtemp(prefix=f".{self.target.name}-building-", dir=self.target.parent)
+        )
+        config.site_dir = str(self.staging)
+        self.warnings = CountHandler()
+        self.warnings.setLevel(logging.WARNING)
+        logging.getLogger("mkdocs").addHandler(self.warnings)
+
+    def _restore_cell_ids(self) -> None:
+        if self.restore_cell_ids is not None:
+            self.restore_cell_ids()
+            self.restore_cell_ids = None
+
+    def _source_path(self, file: File, config: MkDocsConfig) -> str:
+        """The file's path relative to the project root, e.g. ``docs/lessons/x.md``."""
+        if file.abs_src_path is None:
+            return file.src_uri
+        root = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
+        return os.path.relpath(file.abs_src_path, root).replace(os.sep, "/")
+
+    def _check_front_matter(self, file: File, config: MkDocsConfig) -> None:
+        """Stop on front matter that is not valid YAML (MkDocs would drop it silently).
+
+        This runs before anything reads the front matter, so the YAML error is
+        the first and only message, with the file and the line.
+        """
+        problem = self.lib.pages.front_matter_error(file.content_string)
+        if problem is None:
+            return
+        path = self._source_path(file, config)
+        if self.lib.lessons.is_lesson(file.src_uri, self.config.lessons):
+            raise self.lib.lessons.template_error(path, [problem])
+        raise PluginError(f"{path}: {problem}")
+
+    def _check_lesson(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """The lesson template check, then the "Next" link if the body has none."""
+        titles = {
+            file.src_uri: self.lib.pages.page_title(
+                file.src_uri,
+                file.content_string if file.src_uri.endswith(".md") else "",
+                file.page.title if file.page is not None else None,
+            )
+            for file in files
+            if file.is_documentation_page()
+        }
+        return str(
+            self.lib.lessons.checked_lesson(
+                markdown,
+                page.meta or {},
+                page=page.file.src_uri,
+                source_path=self._source_path(page.file, config),
+                titles=titles,
+            )
+        )
+
+    def _clean_notebook(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """mkdocs-jupyter's page without its CDN scripts and CSS; its figures as files."""
+        notebook, uri = self.lib.notebook, page.file.src_uri
+        stem = posixpath.splitext(uri)[0]
+        cleaned, svgs = notebook.clean_notebook_html(
+            html,
+            page=uri,
+            stylesheet=get_relative_url(notebook.STYLESHEET, page.url),
+            download=get_relative_url(notebook.ipynb_uri(uri), page.url),
+            figure_url=lambda n: get_relative_url(f"{stem}-figures/figure-{n:02d}.svg", page.url),
+        )
+        for n, svg in enumerate(svgs, start=1):
+            files.append(File.generated(config, f"{stem}-figures/figure-{n:02d}.svg", content=svg))
+        return str(cleaned)
