@@ -375,7 +375,7 @@ def weights_matrix(
                     face = cmap(float(w[i, j]))
                     text, hatch = f"{w[i, j]:.3f}", None
                     # the ink with the higher contrast: white below luminance 0.179, black above
-                    ink = "#ffffff" if _luminance(face) < 0.179 else "#000000"
+                    ink = "#ffffff" if _luminance(mpl.colors.to_rgba(face)) < 0.179 else "#000000"
                 else:
                     face, text, hatch, ink = colours["blocked"], "0\nmasked", "//", colours["text"]
                 ax.add_patch(
@@ -627,7 +627,7 @@ def _number_grid(
             face = colours["background"] if shade is None else cmap(float(shade[i, j]))
             ink = colours["text"]
             if shade is not None:
-                ink = "#ffffff" if _luminance(face) < 0.179 else "#000000"
+                ink = "#ffffff" if _luminance(mpl.colors.to_rgba(face)) < 0.179 else "#000000"
             ax.add_patch(Rectangle((j, i), 1, 1, facecolor=face, edgecolor=colours["grid"], lw=1))
             ax.text(
                 j + 0.5,

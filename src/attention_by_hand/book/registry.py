@@ -326,9 +326,10 @@ def _multi_head_figure() -> FigureSpec:
     x = np.asarray(inputs["tokens"], dtype=float)
     q = x @ np.asarray(inputs["w_q"], dtype=float)
     k = x @ np.asarray(inputs["w_k"], dtype=float)
-    width = x.shape[1] // inputs["n_heads"]
+    n_heads = int(inputs["n_heads"])  # type: ignore[call-overload]  # an int in the dict above
+    width = x.shape[1] // n_heads
     heads = []
-    for h in range(inputs["n_heads"]):
+    for h in range(n_heads):
         cols = slice(h * width, (h + 1) * width)
         w = attention_weights(q[:, cols], k[:, cols])
         rows = "; ".join(f"query {i}: {_numbers(np.round(w[i], 3))}" for i in range(len(x)))
