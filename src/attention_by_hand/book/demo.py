@@ -297,7 +297,6 @@ def _cell(kind: str, index: tuple[int, ...], value: float, *, masked: str | None
     """One number cell, exactly as ``demo.js`` writes it (``cellHtml`` there)."""
     name = "-".join([kind, *map(str, index)])
     classes = ["abh-num"]
-    style = ""
     if kind == "weight":
         classes.append("abh-weight")
     if masked:
@@ -308,12 +307,7 @@ def _cell(kind: str, index: tuple[int, ...], value: float, *, masked: str | None
     else:
         exact = repr(float(value))
         inner = f'<span class="abh-n">{format_number(value)}</span>'
-        if kind == "weight":
-            style = f' style="--abh-w: {_plain(round(float(value), 4))}"'
-    return (
-        f'<td class="{" ".join(classes)}" data-cell="{name}" data-value="{exact}"{style}>'
-        f"{inner}</td>"
-    )
+    return f'<td class="{" ".join(classes)}" data-cell="{name}" data-value="{exact}">{inner}</td>'
 
 
 def format_number(x: float) -> str:
