@@ -269,8 +269,8 @@ def _search_worker(page: str) -> str:
     """The search worker's address in the page's Material configuration (``config.search``)."""
     block = MATERIAL_CONFIG.search(page)
     try:
-        worker = json.loads(block["json"])["search"] if block else None
-    except (ValueError, KeyError) as error:
+        worker = json.loads(block["json"]).get("search") if block else None
+    except (ValueError, AttributeError) as error:
         raise ValueError(f'the page\'s <script id="__config"> is not readable: {error}') from None
     if not isinstance(worker, str) or not worker:
         raise ValueError(
