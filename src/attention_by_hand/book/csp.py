@@ -14,7 +14,8 @@ What the policy allows (:func:`policy`):
   that changes after the build, or one injected into the page, does not run;
 - no ``eval``, no plugins (``object-src 'none'``), no ``<base>`` to another
   address, no form submission anywhere (the only form, search, never
-  submits), no frames but the blank one of the search shim.
+  submits), no frames (``frame-src 'none'``: the search shim's blank
+  iframe loads no address, so the directive does not apply to it).
 
 Inline ``style=""`` attributes and ``on...=`` event handler attributes in the
 HTML are blocked by this policy. The book has none; :func:`add_policy`
@@ -30,7 +31,7 @@ Three modes, one per way the site is read:
 ``"offline"``
     ``make offline`` (``OFFLINE=true``), read from ``file://``. The same
     directives as the site: Chromium (156, tested by
-    ``tests/test_csp_browser.py``) matches a ``file:`` page's ``'self'``
+    ``tests/test_offline.py``) matches a ``file:`` page's ``'self'``
     against the ``file:`` addresses of the book's own files, so no
     directive has to name the ``file:`` scheme (which would allow any file
     on the disk). Search from disk runs in the iframe-worker shim, which
