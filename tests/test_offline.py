@@ -8,7 +8,9 @@
 - Reads offline: that build is opened in Chromium from ``file://`` with the
   network unavailable. Every page renders with its figures and maths, a
   navigation link lands on its page, and search finds "softmax" and "mask".
-  No file in it loads anything from another host.
+  No file in it loads anything from another host. Its Content Security
+  Policy raises no violation on any page, nor when search runs in the
+  iframe-worker shim (whose inline script the policy allows by its hash).
 
 Where no network namespace can be made (not root, no ``unshare``), the site
 is built normally, the network-off test is skipped with the reason, and the
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from csp_spy import SPY, violations, watch_console
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from sitescan import third_party_loads
 
@@ -220,3 +223,33 @@ def test_every_page_reads_from_disk_with_the_network_off(
     assert totals["maths"] > 0, "no page has maths: nothing was checked"
     if len(_pages(offline_site_dir)) > 1:
         assert totals["navigated"] > 0, "no page has a footer link to follow"
+
+
+def test_the_policy_raises_no_violation_from_disk(browser, offline_build: OfflineBuild) -> None:
+    site = offline_build.site
+    context = browser.new_context(offline=True)
+    context.add_init_script(SPY)
+    console: list[str] = []
+    found = {}
+    try:
+        page = context.new_page()
+        watch_console(page, console)
+        for path in _pages(site):
+            page.goto(path.as_uri(), wait_until="load")
+            first = page.evaluate("document.head.firstElementChild.outerHTML")
+            assert first.startswith('<meta http-equiv="Content-Security-Policy"'), path.name
+            if violations(page):
+                found[path.relative_to(site).as_posix()] = violations(page)
+        page.goto((site / "index.html").as_uri(), wait_until="load")
+        page.fill("input.md-search__input", "softmax")
+        page.press("input.md-search__input", "End")  # Material searches on key events
+        try:
+            page.locator(".md-search-result__item").first.wait_for(timeout=30_000)
+        except PlaywrightTimeoutError:
+            pytest.fail(f"search found nothing from disk; console: {console}")
+        if violations(page):
+            found["index.html, searching"] = violations(page)
+    finally:
+        context.close()
+    assert not found, f"violations in the file:// build: {found}"
+    assert not console, f"violations reported on the console: {console}"

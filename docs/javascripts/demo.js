@@ -149,6 +149,11 @@
     var status = root.querySelector(".abh-demo-status");
     var cells = {};
     root.querySelectorAll("td[data-cell]").forEach(function (td) { cells[td.dataset.cell] = td; });
+    /* A weight cell's shade (--abh-w) is set here, through the CSSOM: the
+     * page's Content Security Policy blocks style="" attributes in the HTML. */
+    root.querySelectorAll("td.abh-weight:not(.abh-masked)").forEach(function (td) {
+      td.style.setProperty("--abh-w", td.dataset.value);
+    });
 
     var noJs = root.querySelector(".abh-demo-nojs");
     if (noJs) noJs.remove();

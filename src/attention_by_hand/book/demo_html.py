@@ -303,7 +303,6 @@ def _cell(kind: str, index: tuple[int, ...], value: float, *, masked: str | None
     """One number cell, exactly as ``demo.js`` writes it (``cellHtml`` there)."""
     name = "-".join([kind, *map(str, index)])
     classes = ["abh-num"]
-    style = ""
     if kind == "weight":
         classes.append("abh-weight")
     if masked:
@@ -314,12 +313,7 @@ def _cell(kind: str, index: tuple[int, ...], value: float, *, masked: str | None
     else:
         exact = repr(float(value))
         inner = f'<span class="abh-n">{format_demo_number(value)}</span>'
-        if kind == "weight":
-            style = f' style="--abh-w: {_plain(round(float(value), 4))}"'
-    return (
-        f'<td class="{" ".join(classes)}" data-cell="{name}" data-value="{exact}"{style}>'
-        f"{inner}</td>"
-    )
+    return f'<td class="{" ".join(classes)}" data-cell="{name}" data-value="{exact}">{inner}</td>'
 
 
 def format_demo_number(x: float) -> str:

@@ -45,6 +45,8 @@ if TYPE_CHECKING:  # for annotations only: the plugin imports the libraries afre
     from attention_by_hand.book.sources import Citations, Source
 
 PACKAGE = "attention_by_hand"
+#: The vendored iframe-worker shim (see overrides/main.html), relative to the theme's custom_dir.
+SHIM = "assets/javascripts/iframe-worker-shim.js"
 
 
 class BookConfig(Config):
@@ -73,6 +75,8 @@ class Libraries:
     markers: ModuleType  # the [[kind: name]] syntax and its errors
     maths: ModuleType  # TeX as MathML
     reproducible: ModuleType  # numbered notebook cell ids
+    output: ModuleType  # ```output fences: what a block prints, shown under it
+    csp: ModuleType  # the Content Security Policy of each page
 
 
 def import_afresh() -> Libraries:
@@ -120,6 +124,7 @@ class BookPlugin(BasePlugin[BookConfig]):
             config.repo_url, revision
         )
         self.restore_cell_ids = self.lib.reproducible.number_cell_ids()
+        self._show_output_fences(config)
         if not self.serving:
             self._build_into_staging(config)
         return config
@@ -212,6 +217,27 @@ class BookPlugin(BasePlugin[BookConfig]):
             html = self._clean_notebook(html, page, config, files)
         return str(html)
 
+    # -- each page's final HTML -------------------------------------------
+
+    @event_priority(-100)  # last: the policy hashes the page's final inline scripts
+    def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
+        """Put the Content Security Policy into a page made from docs/."""
+        return self._add_policy(output, f"docs/{page.file.src_uri}", config)
+
+    @event_priority(-100)
+    def on_post_template(
+        self, output_content: str, *, template_name: str, config: MkDocsConfig
+    ) -> str:
+        """Put the policy into a page made from a theme template (Material's 404.html).
+
+        MkDocs renders such "static templates" outside the pages, so
+        ``on_post_page`` never sees them; ``sitemap.xml`` comes here too and
+        is not HTML.
+        """
+        if not template_name.endswith(".html"):
+            return output_content
+        return self._add_policy(output_content, f"the theme template {template_name}", config)
+
     # -- after the build ----------------------------------------------------
 
     @event_priority(-100)  # after every other plugin has written its files
@@ -255,6 +281,42 @@ class BookPlugin(BasePlugin[BookConfig]):
         self.warnings = CountHandler()
         self.warnings.setLevel(logging.WARNING)
         logging.getLogger("mkdocs").addHandler(self.warnings)
+
+    def _show_output_fences(self, config: MkDocsConfig) -> None:
+        """Render ```output fences as shown output (see :mod:`attention_by_hand.book.output`)."""
+        superfences = config.mdx_configs.setdefault("pymdownx.superfences", {})
+        fences = [
+            fence
+            for fence in superfences.get("custom_fences", [])
+            if fence.get("name") != self.lib.output.OUTPUT_LANGUAGE
+        ]
+        fences.append(
+            {
+                "name": self.lib.output.OUTPUT_LANGUAGE,
+                "class": "abh-output",
+                "format": self.lib.output.superfence_format,
+            }
+        )
+        superfences["custom_fences"] = fences
+
+    def _policy_mode(self, config: MkDocsConfig) -> str:
+        """``offline`` for `make offline` (file://), ``serve`` for live reload, else ``site``."""
+        offline = config.plugins.get("material/offline")
+        if offline is not None and offline.config.enabled:
+            return "offline"
+        return "serve" if self.serving else "site"
+
+    def _add_policy(self, html: str, where: str, config: MkDocsConfig) -> str:
+        mode = self._policy_mode(config)
+        shim = None
+        if mode == "offline":
+            if config.theme.custom_dir is None:
+                raise PluginError(f"{where}: the offline build needs theme.custom_dir ({SHIM})")
+            shim = (Path(config.theme.custom_dir) / SHIM).read_text(encoding="utf-8")
+        try:
+            return str(self.lib.csp.add_policy(html, mode, worker_shim=shim))
+        except ValueError as error:
+            raise PluginError(f"{where}: {error}") from error
 
     def _restore_cell_ids(self) -> None:
         if self.restore_cell_ids is not None:

@@ -1,0 +1,347 @@
+"""The Content Security Policy of the built book, in the files and in Chromium.
+
+- Every built page (404.html included) starts its ``<head>`` with the
+  policy's meta tag, and every inline script that runs on it is allowed by a
+  hash that this test computes itself (hashlib over the text between the
+  tags, found with a regular expression of its own).
+- In Chromium, every page in both palettes, with the palette switched,
+  search used, a quiz answered, the demo changed and mark-as-read toggled,
+  raises no ``securitypolicyviolation`` (tests/csp_spy.py; the ``file://``
+  build is checked in tests/test_offline.py).
+- The policy works: a copy of the book with ``<img
+  src="https://example.org/x.png">`` in a lesson reports the violation and
+  sends no request to example.org, while the same page with the policy
+  bypassed does send it.
+- ``mkdocs serve``: the page carries the serve policy, the live-reload script
+  runs, and a change to a lesson reloads the page, with no violation.
+- The demo's weight shades (no ``style=""`` in the HTML any more) come from
+  the script, and from ``data-value`` when JavaScript is off.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import functools
+import hashlib
+import http.server
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from csp_spy import SPY, violations, watch_console
+from project import copy_for_build, run_in_copy
+from sitescan import built_pages
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSON = "lessons/weighted-mixture/"
+CSP_META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="(?P<content>[^"]*)">')
+INLINE_SCRIPT = re.compile(r"<script(?P<attrs>[^>]*)>(?P<text>.*?)</script>", re.DOTALL)
+
+
+def directives(content: str) -> dict[str, list[str]]:
+    parsed = {}
+    for part in content.split(";"):
+        name, *sources = part.split()
+        parsed[name] = sources
+    return parsed
+
+
+def sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+@contextlib.contextmanager
+def serving(directory: Path) -> Iterator[str]:
+    """`directory` over http on 127.0.0.1, for the duration of the block."""
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(directory))
+    )
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# ---------------------------------------------------------------------------
+# The built files
+# ---------------------------------------------------------------------------
+
+
+def test_every_page_starts_its_head_with_the_policy(site_dir: Path) -> None:
+    pages = built_pages(site_dir)
+    assert "404.html" in pages  # a theme template, not a page from docs/
+    for relative in pages:
+        html = (site_dir / relative).read_text(encoding="utf-8")
+        head = re.search(r"<head>", html)
+        assert head, relative
+        meta = CSP_META.match(html, head.end())
+        assert meta, f"{relative}: <head> starts with {html[head.end() : head.end() + 80]!r}"
+        assert html.count("Content-Security-Policy") == 1, relative
+        # the policy does not push the encoding declaration out of the first 1024 bytes
+        assert html.encode().index(b'<meta charset="utf-8">') < 1024 - 22, relative
+
+
+def test_every_inline_script_is_allowed_by_its_hash(site_dir: Path) -> None:
+    hashed = 0
+    for relative in built_pages(site_dir):
+        html = (site_dir / relative).read_text(encoding="utf-8")
+        meta = CSP_META.search(html)
+        assert meta, relative
+        policy = directives(meta["content"])
+        assert "'unsafe-inline'" not in policy["script-src"], relative
+        assert "'unsafe-eval'" not in policy["script-src"], relative
+        for script in INLINE_SCRIPT.finditer(html):
+            attrs = script["attrs"]
+            if "src=" in attrs or 'type="application/json"' in attrs:
+                continue  # a file, or data the browser never runs
+            assert sha256(script["text"]) in policy["script-src"], (
+                f"{relative}: no hash for <script{attrs}>{script['text'][:60]}"
+            )
+            hashed += 1
+        assert ' style="' not in html, f"{relative}: a style attribute, which the policy blocks"
+    assert hashed >= 3 * len(built_pages(site_dir)), "Material's inline scripts were not found"
+
+
+# ---------------------------------------------------------------------------
+# Chromium: reading the book raises no violation
+# ---------------------------------------------------------------------------
+
+
+def use_the_page(tab, relative: str) -> list[str]:
+    """Switch the palette and use whatever the page offers; return what was done."""
+    done = []
+    toggle = tab.locator("form[data-md-component=palette] label:visible").first
+    if toggle.count():
+        toggle.click()
+        toggle = tab.locator("form[data-md-component=palette] label:visible").first
+        toggle.click()  # and back
+        done.append("palette")
+    demo = tab.locator(".abh-demo[data-abh-ready=true]").first
+    if demo.count():
+        demo.locator('[data-input="q-0-0"]').fill("2.5")
+        demo.locator('[data-toggle="causal"]').click()
+        demo.locator('[data-toggle="causal"]').click()
+        done.append("demo")
+    question = tab.locator(".abh-quiz fieldset").first
+    if question.count():
+        question.locator("input").first.check()
+        question.locator('[data-action="check"]').click()
+        question.locator(".abh-why").first.wait_for(state="visible")
+        done.append("quiz")
+    progress = tab.locator(".abh-progress")
+    if progress.count():
+        progress.get_by_role("button", name="Mark as read").click()
+        progress.get_by_role("button", name="Mark as unread").click()
+        done.append("mark-as-read")
+    search = tab.locator("input.md-search__input")
+    if relative != "404.html" and search.count():
+        search.fill("softmax")
+        search.press("End")  # Material searches on key events
+        tab.locator(".md-search-result__item").first.wait_for(timeout=30_000)
+        tab.keyboard.press("Escape")
+        done.append("search")
+    return done
+
+
+@pytest.mark.parametrize(("palette", "scheme"), [("light", "default"), ("dark", "slate")])
+def test_no_violation_on_any_page_while_reading(
+    browser, site_url: str, site_dir: Path, palette: str, scheme: str
+) -> None:
+    context = browser.new_context(color_scheme=palette, viewport={"width": 1280, "height": 900})
+    context.add_init_script(SPY)
+    console: list[str] = []
+    found: dict[str, list[dict]] = {}
+    done: set[str] = set()
+    try:
+        tab = context.new_page()
+        watch_console(tab, console)
+        for relative in built_pages(site_dir):
+            tab.goto(site_url + relative, wait_until="load")
+            assert tab.get_attribute("body", "data-md-color-scheme") == scheme, relative
+            first = tab.evaluate("document.head.firstElementChild.outerHTML")
+            assert first.startswith('<meta http-equiv="Content-Security-Policy"'), relative
+            done.update(use_the_page(tab, relative))
+            tab.wait_for_load_state("networkidle")
+            if violations(tab):
+                found[relative] = violations(tab)
+    finally:
+        context.close()
+    assert done == {"palette", "demo", "quiz", "mark-as-read", "search"}
+    assert not found, f"violations in the {palette} palette: {found}"
+    assert not console, f"violations reported on the console: {console}"
+
+
+# ---------------------------------------------------------------------------
+# Chromium: the policy blocks what it should
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def site_with_a_remote_image(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the book whose first lesson shows an image from example.org."""
+    copy = copy_for_build(tmp_path_factory.mktemp("remote-image") / "book")
+    lesson = copy / "docs/lessons/weighted-mixture.md"
+    text = lesson.read_text(encoding="utf-8")
+    lesson.write_text(
+        text + '\n\n<img src="https://example.org/x.png" alt="An image from another host">\n',
+        encoding="utf-8",
+    )
+    site = copy / "site"
+    result = run_in_copy(copy, "mkdocs", "build", "--strict", "-d", str(site))
+    assert result.returncode == 0, result.stderr
+    assert 'src="https://example.org/x.png"' in (site / LESSON / "index.html").read_text()
+    return site
+
+
+def open_with_requests(browser, url: str, *, bypass_csp: bool) -> tuple[list[dict], dict]:
+    """Open `url`; return its violations, and the requests Chromium made.
+
+    Chromium's DevTools protocol announces a request that the policy then
+    blocks (it fails, with "csp" as the reason, before it is sent), so
+    the requests that reach the network are the ones the route handler sees.
+    That handler lets requests to 127.0.0.1 through and aborts the rest:
+    nothing leaves the machine, whatever the policy does.
+    """
+    context = browser.new_context(bypass_csp=bypass_csp)
+    context.add_init_script(SPY)
+    seen: dict[str, list[str]] = {"sent": [], "failed": []}
+
+    def route(route) -> None:
+        seen["sent"].append(route.request.url)
+        if route.request.url.startswith("http://127.0.0.1:"):
+            route.continue_()
+        else:
+            route.abort()
+
+    context.route("**/*", route)
+    context.on(
+        "requestfailed",
+        lambda request: seen["failed"].append(f"{request.url} {request.failure}"),
+    )
+    try:
+        tab = context.new_page()
+        tab.goto(url, wait_until="load")
+        tab.wait_for_load_state("networkidle")
+        return violations(tab), seen
+    finally:
+        context.close()
+
+
+def test_the_policy_blocks_an_image_from_another_host(browser, site_with_a_remote_image) -> None:
+    image = "https://example.org/x.png"
+    with serving(site_with_a_remote_image) as url:
+        found, seen = open_with_requests(browser, url + LESSON, bypass_csp=False)
+        unprotected, seen_unprotected = open_with_requests(browser, url + LESSON, bypass_csp=True)
+    assert [(v["directive"], v["blocked"]) for v in found] == [("img-src", image)]
+    assert not [r for r in seen["sent"] if "example.org" in r], seen["sent"]
+    assert seen["failed"] == [f"{image} csp"]  # failed, reason: the policy
+    # the requests were being recorded: the page's own files are there
+    assert any(r.endswith("/stylesheets/book.css") for r in seen["sent"]), seen["sent"]
+    # and without the policy, Chromium does send the request for the image
+    assert unprotected == []
+    assert image in seen_unprotected["sent"]
+
+
+# ---------------------------------------------------------------------------
+# mkdocs serve: live reload still works
+# ---------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_serve_live_reload_runs_under_the_serve_policy(browser, tmp_path: Path) -> None:
+    copy = copy_for_build(tmp_path / "book")
+    port = _free_port()
+    env = {key: value for key, value in os.environ.items() if key not in {"OFFLINE", "PYTHONPATH"}}
+    env.update(NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(copy / "src"))
+    log_path = tmp_path / "serve.log"
+    with log_path.open("w") as log:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
+            cwd=copy,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
+        context = browser.new_context()
+        context.add_init_script(SPY)
+        console: list[str] = []
+        try:
+            deadline = time.monotonic() + 120
+            while "Serving on" not in log_path.read_text():
+                if server.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"mkdocs serve did not start: {log_path.read_text()}")
+                time.sleep(0.5)
+            tab = context.new_page()
+            watch_console(tab, console)
+            tab.goto(f"http://127.0.0.1:{port}/{LESSON}", wait_until="load")
+            content = tab.get_attribute('meta[http-equiv="Content-Security-Policy"]', "content")
+            assert directives(content)["script-src"] == ["'self'", "'unsafe-inline'"]
+            assert tab.evaluate("typeof livereload") == "function"  # the injected script ran
+            lesson = copy / "docs/lessons/weighted-mixture.md"
+            lesson.write_text(
+                lesson.read_text(encoding="utf-8") + "\n\nA sentence added while serving.\n",
+                encoding="utf-8",
+            )
+            tab.get_by_text("A sentence added while serving.").wait_for(timeout=120_000)
+            assert violations(tab) == []
+            assert console == []
+        finally:
+            context.close()
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+
+
+# ---------------------------------------------------------------------------
+# The demo's weight shades, without style="" attributes
+# ---------------------------------------------------------------------------
+
+SHADES = """
+(root) => [...root.querySelectorAll("td.abh-weight:not(.abh-masked)")].map((td) => ({
+  value: Number(td.dataset.value),
+  inline: td.style.getPropertyValue("--abh-w"),
+  background: getComputedStyle(td).backgroundColor,
+}))
+"""
+
+
+@pytest.mark.parametrize("javascript", [True, False])
+def test_the_weight_shades_follow_the_weights(browser, site_url: str, javascript: bool) -> None:
+    context = browser.new_context(java_script_enabled=javascript)
+    try:
+        tab = context.new_page()
+        tab.goto(site_url + "lessons/causal-masking/", wait_until="load")
+        cells = tab.locator(".abh-demo").first.evaluate(SHADES)
+    finally:
+        context.close()
+    assert len(cells) >= 5
+    if javascript:  # set by demo.js through the CSSOM
+        assert all(float(c["inline"]) == c["value"] for c in cells), cells
+    # a larger weight gets a darker shade (the light palette mixes towards indigo)
+    by_value = sorted(cells, key=lambda c: c["value"])
+    lightest, darkest = by_value[0], by_value[-1]
+    assert lightest["value"] < darkest["value"]
+    assert lightest["background"] != darkest["background"], cells
