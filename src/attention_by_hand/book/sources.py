@@ -443,7 +443,7 @@ def render_all(sources: Sequence[Source], cited_by: Mapping[str, Sequence[tuple[
 
 
 def _dates(source: Source) -> str:
-    """"Accessed A; last checked C." or, never opened at its address, "Checked ... on C."."""
+    """The dates as shown: accessed and last checked, or only checked against a stored copy."""
     checked = source.checked.isoformat()
     if source.accessed is None:
         return f"Checked against a stored copy on {checked}."
