@@ -28,7 +28,13 @@ CONTRIBUTING = ROOT / "CONTRIBUTING.md"
 LESSON = "docs/lessons/contributing-example.md"
 #: Left out of the copy when git cannot list the files: history, environments,
 #: caches and built sites (what .gitignore leaves out).
+#: The last lesson of the nav; the copy's new lessons come after it.
+LAST_LESSON = "lessons/kv-cache.md"
+#: A lesson of the book with invisible blocks, broken as issue 15 did.
+MIXTURE_PAGE = "docs/lessons/weighted-mixture.md"
 MIXTURE = "0.75 \N{MULTIPLICATION SIGN} 2 + 0.25 \N{MULTIPLICATION SIGN} 10"
+#: The line that opens an invisible block.
+INVISIBLE = re.compile(r"^<!-- invisible-code-block: python$", re.MULTILINE)
 QUESTION = "The weights 0.75 and 0.25 mix the values 2 and 10. What is the output?"
 
 
@@ -52,7 +58,13 @@ def project(tmp_path: Path, files_of_the_project: list[Path]) -> Path:
         shutil.copy2(path, target)
     (copy / LESSON).parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(TEMPLATE, copy / LESSON)
+    _add_to_nav(copy, LESSON.removeprefix("docs/"))
     return copy
+
+
+def _add_to_nav(copy: Path, uri: str) -> None:
+    """Add the lesson `uri` (relative to docs/) to the nav, after the last lesson."""
+    edit(copy / "mkdocs.yml", f"      - {LAST_LESSON}\n", f"      - {LAST_LESSON}\n      - {uri}\n")
 
 
 def _edit(path: Path, old: str, new: str) -> str:
@@ -187,6 +199,91 @@ def test_a_check_with_too_many_values_says_how_many(project: Path) -> None:
     _assert_documented(message)
 
 
+@pytest.mark.parametrize("which", [0, -1], ids=["first-block", "last-block"])
+def test_an_unclosed_invisible_block_names_the_page_and_the_line(project: Path, which: int) -> None:
+    """Issue 15, item 3: pytest says what the build says, not only Sybil's "overlaps"."""
+    _drop_invisible_block_end(project / MIXTURE_PAGE, which)
+    result = _pytest(project, MIXTURE_PAGE)
+    assert result.returncode != 0, _output(result)
+    found = re.search(rf"{re.escape(_unclosed_message(which))}\b.*", result.stdout)
+    assert found, result.stdout
+    assert "overlaps" not in result.stdout, result.stdout
+    _assert_documented(found[0].replace("weighted-mixture.md", "x.md"))
+
+
+# ---------------------------------------------------------------------------
+# Adding a lesson as CONTRIBUTING.md says
+# ---------------------------------------------------------------------------
+
+NEW_LESSON = "docs/lessons/my-lesson.md"
+#: Two more questions for the template's quiz, with no numbers to check.
+MORE_QUESTIONS = """
+? Can a weighted mixture give a number that is none of the values?
+- [x] Yes
+  > The output lies between the smallest and the largest value, anywhere between them.
+- [ ] No
+  > The worked example above gives a number between the values that is neither of them.
+
+? Which values count when both weights are equal?
+- [x] All of them, the same
+  > Equal weights make the mixture the plain average of the values.
+- [ ] Only the larger value
+  > A value is picked out alone only when its weight leaves nothing to the others.
+"""
+#: The tests of every lesson, run on the new one only.
+PER_LESSON_TESTS = (
+    "tests/test_lesson_claims.py",
+    "tests/test_lesson_template.py",
+    "tests/test_quiz_browser.py::test_every_lesson_has_a_quiz_of_at_least_three_questions",
+    "tests/test_docs_examples.py",
+)
+
+
+def _follow_the_recipe(copy: Path) -> None:
+    """CONTRIBUTING.md, "A new lesson": copy the template, add it to the nav, link to it."""
+    guide = CONTRIBUTING.read_text(encoding="utf-8")
+    assert f"cp lesson-template.md {NEW_LESSON}" in guide
+    assert "add the page to `nav:` in `mkdocs.yml` and set the `next:`" in guide
+    shutil.copyfile(copy / "lesson-template.md", copy / NEW_LESSON)
+    _add_to_nav(copy, NEW_LESSON.removeprefix("docs/"))
+    edit(
+        copy / "docs" / LAST_LESSON, "next: notebooks/explore.py\n", "next: lessons/my-lesson.md\n"
+    )
+    edit(copy / NEW_LESSON, "next: lessons/attention-matrix.md\n", "next: notebooks/explore.py\n")
+
+
+def _per_lesson_tests(copy: Path) -> subprocess.CompletedProcess[str]:
+    return _run(
+        copy, "pytest", *PER_LESSON_TESTS, NEW_LESSON, "-k", "my-lesson or my_lesson",
+        "-p", "no:cacheprovider", "--rootdir", str(copy), "-q",
+    )  # fmt: skip
+
+
+def test_a_lesson_added_as_contributing_says_builds_and_passes_its_checks(project: Path) -> None:
+    """Issue 15, item 6: the recipe works; only the template's short quiz needs filling.
+
+    The unedited copy of the template builds and runs, and the tests of every
+    lesson fail only for what the template lacks, naming the lesson; with the
+    quiz filled in, every check passes.
+    """
+    _follow_the_recipe(project)
+    built = _build(project)
+    assert built.returncode == 0, _output(built)
+    assert (project.parent / "site/lessons/my-lesson/index.html").is_file()
+
+    unedited = _per_lesson_tests(project)
+    assert unedited.returncode == 1, _output(unedited)
+    failures = re.findall(r"^E\s+AssertionError: (.*)$", unedited.stdout, re.MULTILINE)
+    assert failures == [f"{NEW_LESSON} has a 1-question quiz where 3 are required"], unedited.stdout
+    assert re.search(r"\b1 failed, \d+ passed\b", unedited.stdout), unedited.stdout
+
+    edit(project / NEW_LESSON, "  > 6 is the plain average; the weights are not equal.\n",
+         "  > 6 is the plain average; the weights are not equal.\n" + MORE_QUESTIONS)  # fmt: skip
+    filled = _per_lesson_tests(project)
+    assert filled.returncode == 0, _output(filled)
+    assert re.search(r"\b\d+ passed\b", filled.stdout), filled.stdout
+
+
 # ---------------------------------------------------------------------------
 # The build: one table of broken copies
 # ---------------------------------------------------------------------------
@@ -197,12 +294,37 @@ def _append(path: Path, text: str) -> None:
         stream.write(text)
 
 
-def _drop_accessed_date(data: Path) -> None:
+def _set_date(data: Path, source_id: str, field: str, new: str | None) -> None:
+    """Give `source_id` in the record `new` as its `field` date, or drop the field (None)."""
     text = data.read_text(encoding="utf-8")
-    block = text[text.index("- id: alammar-2018") :]
-    line = re.search(r"^  accessed: .*\n", block, re.MULTILINE)
-    assert line is not None, "docs/sources.yml: alammar-2018 has no accessed date to drop"
-    data.write_text(text.replace(block, block.replace(line[0], "", 1)), encoding="utf-8")
+    block = text[text.index(f"- id: {source_id}\n") :]
+    line = re.search(rf"^  {field}: .*\n", block, re.MULTILINE)
+    assert line is not None, f"docs/sources.yml: {source_id} has no {field} date"
+    changed = "" if new is None else f"  {field}: {new}\n"
+    data.write_text(text.replace(block, block.replace(line[0], changed, 1)), encoding="utf-8")
+
+
+def _drop_invisible_block_end(path: Path, which: int) -> None:
+    """Drop the `-->` that closes the invisible block number `which` (0: first, -1: last)."""
+    text = path.read_text(encoding="utf-8")
+    opening = [m.start() for m in re.finditer(INVISIBLE, text)][which]
+    end = text.index("\n-->\n", opening)
+    path.write_text(text[:end] + text[end + len("\n-->") :], encoding="utf-8")
+
+
+def _invisible_block_line(path: Path, which: int) -> int:
+    """The line (from 1) that opens invisible block number `which` of `path` (unbroken)."""
+    text = path.read_text(encoding="utf-8")
+    return text[: [m.start() for m in re.finditer(INVISIBLE, text)][which]].count("\n") + 1
+
+
+def _unclosed_message(which: int) -> str:
+    line = _invisible_block_line(ROOT / MIXTURE_PAGE, which)
+    return f"unclosed invisible code block opened at {MIXTURE_PAGE}, line {line}"
+
+
+def _lines(path: Path, fragment: str) -> int:
+    return _line_of(path.read_text(encoding="utf-8"), fragment)
 
 
 @dataclass(frozen=True)
@@ -252,10 +374,19 @@ BROKEN_COPIES = {
         lambda p: edit(p / LESSON, "sources: [vaswani-2017]", "sources: [vaswani-2071]"),
         ("Sources: the build stops here:", f"{EXAMPLE}: cites unknown source 'vaswani-2071'"),
     ),
-    "source-without-accessed-date": Break(
-        lambda p: _drop_accessed_date(p / "docs/sources.yml"),
-        ("sources.yml has problems:", "source 'alammar-2018': has no 'accessed' date"),
+    "source-without-checked-date": Break(
+        lambda p: _set_date(p / "docs/sources.yml", "alammar-2018", "checked", None),
+        ("sources.yml has problems:", "source 'alammar-2018': has no 'checked' date"),
         quoted=("sources.yml has problems:",),
+    ),
+    # issue 15, item 9: no date in the record after the day of the build
+    "source-checked-after-the-build-date": Break(
+        lambda p: _set_date(p / "docs/sources.yml", "alammar-2018", "checked", "2999-01-01"),
+        (
+            "sources.yml has problems:",
+            "source 'alammar-2018': 'checked' (2999-01-01) is after the build date (",
+        ),
+        quoted=("sources.yml has problems:",),  # the build date in the message changes daily
     ),
     "source-cited-by-no-page": Break(
         lambda p: _append(p / "docs/sources.yml", NOBODY),
@@ -288,6 +419,61 @@ BROKEN_COPIES = {
             "the front matter is not valid YAML at line 6 (mapping values are not allowed here)",
         ),
         only=True,
+    ),
+    # ... and outside the lessons, naming the page
+    "front-matter-not-yaml-outside-the-lessons": Break(
+        lambda p: edit(p / "docs/sources.md", "title: Sources\n", "title: Sources: all\n"),
+        ("docs/sources.md: the front matter is not valid YAML at line 2",),
+    ),
+    # issue 15, item 3: an invisible block without its "-->", at the true line of the source
+    "invisible-block-never-closed": Break(
+        lambda p: _drop_invisible_block_end(p / MIXTURE_PAGE, 0),
+        (_unclosed_message(0),),
+        quoted=(),  # CONTRIBUTING quotes it for docs/lessons/x.md (see the pytest test below)
+    ),
+    "invisible-block-never-closed-at-the-end": Break(
+        lambda p: _drop_invisible_block_end(p / MIXTURE_PAGE, -1),
+        (_unclosed_message(-1),),
+        quoted=(),
+    ),
+    # issue 15, item 7: a misspelled quiz fence would show the answers as code
+    "quiz-fence-misspelled": Break(
+        lambda p: edit(p / LESSON, "```quiz\n", "```quizz\n"),
+        (
+            (
+                f"{LESSON}, line {_lines(TEMPLATE, '```quiz')}: '```quizz' looks like a "
+                "misspelled quiz fence"
+            ),
+        ),
+    ),
+    "quiz-fence-with-text-after-it": Break(
+        lambda p: edit(p / LESSON, "```quiz\n", "```quiz Check yourself\n"),
+        (
+            (
+                f"{LESSON}, line {_lines(TEMPLATE, '```quiz')}: '```quiz Check yourself' looks "
+                "like a misspelled quiz fence"
+            ),
+        ),
+        quoted=(),  # CONTRIBUTING quotes the same message for ```quizz
+    ),
+    # issue 15, item 9: an indented marker, a lesson missing from the nav
+    "indented-marker": Break(
+        lambda p: edit(p / LESSON, "[[figure: same-weights]]", "  [[figure: same-weights]]"),
+        (
+            (
+                f"{LESSON}, line {_lines(TEMPLATE, '[[figure: same-weights]]')}: "
+                "'[[figure: same-weights]]' is indented: markers must start at the beginning of a line"
+            ),
+        ),
+    ),
+    "lesson-not-in-nav": Break(
+        lambda p: edit(p / "mkdocs.yml", f"      - {EXAMPLE}\n", ""),
+        (
+            (
+                f"{LESSON} is a lesson but is not in the nav: add it to nav in mkdocs.yml, "
+                f"under Lessons: ('- {EXAMPLE}')"
+            ),
+        ),
     ),
     "failing-notebook-cell": Break(
         lambda p: _append(p / "docs/notebooks/explore.py", "\n# %%\nx = 1\ndel x\nx\n"),

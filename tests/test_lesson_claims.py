@@ -78,7 +78,8 @@ def test_every_claim_quotes_the_text_above_it(page: str) -> None:
 def test_each_lesson_keeps_its_checks(lesson: str) -> None:
     count = len(claims(DOCS / lesson))
     assert count >= MIN_CLAIMS_PER_LESSON, (
-        f"docs/{lesson} has {count} claim() checks; a lesson needs at least {MIN_CLAIMS_PER_LESSON}"
+        f"docs/{lesson} has {count} claims where {MIN_CLAIMS_PER_LESSON} are required "
+        "(claim() checks of the numbers in its prose)"
     )
 
 

@@ -24,8 +24,9 @@ from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 from mkdocs.utils.yaml import yaml_load
 
-from attention_by_hand.book import lessons
+from attention_by_hand.book import lessons, markers
 from attention_by_hand.book.pages import page_title
+from attention_by_hand.book.prose import unclosed_invisible_block
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "lesson-template.md"
@@ -346,3 +347,58 @@ def test_every_page_has_an_edit_link_and_the_source_revision(site_dir: Path) -> 
     revision = revisions.pop()
     assert re.fullmatch(r"[0-9a-f]{12}|unknown", revision)
     assert _is_built_revision(revision), revision
+
+
+# ---------------------------------------------------------------------------
+# Mistakes found on the source as written (issue 15, items 3 and 9)
+# ---------------------------------------------------------------------------
+
+BLOCK = "<!-- invisible-code-block: python\nclaim('x', 1)\n-->\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        (f"Text 1.\n\n{BLOCK}\nMore.\n\n{BLOCK}", None),  # every block closed
+        ("Text.\n\n<!-- invisible-code-block: python\nx = 1\n\nMore.\n", 3),  # the page ends
+        # the first block's --> dropped: the next comment opens before it is closed
+        (f"# T\n\n<!-- invisible-code-block: python\nx = 1\n\nProse.\n\n{BLOCK}", 3),
+        ("<!-- invisible-code-block: python\nx = 1\n<!-- skip: next -->\n", 1),
+        # an ordinary comment is not an invisible block, and may span lines
+        ("<!-- a note\n     on two lines -->\n\n" + BLOCK, None),
+        ("<!-- invisible-code-block: python\nassert 1 < 2 and 2 > 1\n-->\n", None),
+    ],
+)
+def test_an_unclosed_invisible_block_is_found_at_its_opening_line(
+    text: str, line: int | None
+) -> None:
+    assert unclosed_invisible_block(text) == line
+
+
+def test_the_template_closes_every_invisible_block() -> None:
+    assert unclosed_invisible_block(TEMPLATE.read_text(encoding="utf-8")) is None
+    assert all(unclosed_invisible_block(p.read_text(encoding="utf-8")) is None for p in LESSONS)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("[[figure: a]]\n", []),
+        ("Text.\n\n  [[figure: a]]\n", [(3, "[[figure: a]]")]),
+        ("\t[[demo: mixture]]\n", [(1, "[[demo: mixture]]")]),
+        ("    [[Sources]]\n", [(1, "[[Sources]]")]),
+        ("```text\n  [[figure: a]]\n```\n\n [[sources: all]]\n", [(5, "[[sources: all]]")]),
+        ("- a list item with [[figure: a]] in it\n", []),
+    ],
+)
+def test_an_indented_marker_is_found_with_its_line(text: str, found: list[tuple[int, str]]) -> None:
+    assert markers.indented_markers(text) == found
+
+
+def test_an_indented_marker_stops_the_build_with_where_and_why() -> None:
+    with pytest.raises(PluginError) as caught:
+        markers.check_indented_markers("# T\n\n  [[figure: a]]\n", "docs/lessons/x.md")
+    assert str(caught.value) == (
+        "docs/lessons/x.md, line 3: '[[figure: a]]' is indented: "
+        "markers must start at the beginning of a line"
+    )

@@ -179,3 +179,52 @@ def test_other_fences_are_left_alone_and_inline_markdown_is_rendered():
     assert out.count('class="abh-quiz"') == 1
     assert "<code>softmax</code>" in out
     assert "<em>Weights</em> that sum to 1." in out
+
+
+# ---------------------------------------------------------------------------
+# The fence's info string (issue 15, item 7)
+# ---------------------------------------------------------------------------
+
+QUESTION_BLOCK = "? Why?\n- [x] A\n  > yes\n- [ ] B\n  > no\n"
+
+
+@pytest.mark.parametrize("info", ["quiz", "Quiz", "QUIZ", " quiz ", "qUiZ"])
+def test_the_info_string_quiz_is_read_in_any_case(info: str):
+    markdown = f"```{info}\n{QUESTION_BLOCK}```\n"
+    out = quiz.replace_quizzes(markdown, page="p.md", inline=_inline())
+    assert out.count('class="abh-quiz"') == 1
+    assert "- [x]" not in out
+    assert quiz.near_miss_quiz_fences(markdown) == []
+
+
+@pytest.mark.parametrize(
+    "info",
+    [
+        "quizz",  # one letter added
+        "qiz",  # one letter dropped
+        "quix",  # one letter changed
+        "Quizz",  # and in another case
+        "quiz Check yourself",  # text after it
+        "quiz{.x}",
+        "quizzes",
+    ],
+)
+def test_a_near_miss_is_found_with_its_line(info: str):
+    markdown = f"# Title\n\nText.\n\n~~~{info}\n{QUESTION_BLOCK}~~~\n"
+    assert quiz.near_miss_quiz_fences(markdown) == [(5, f"~~~{info}")]
+    with pytest.raises(PluginError) as error:
+        quiz.check_quiz_fences(markdown, "docs/lessons/x.md")
+    assert str(error.value).startswith(
+        f"docs/lessons/x.md, line 5: '~~~{info}' looks like a misspelled quiz fence"
+    )
+
+
+@pytest.mark.parametrize("info", ["python", "text", "", "qu", "json", "output", "zquizz"])
+def test_other_languages_are_not_near_misses(info: str):
+    """Two edits or more from 'quiz', and not starting with it: an ordinary code block."""
+    assert quiz.near_miss_quiz_fences(f"```{info}\nx\n```\n") == []
+
+
+def test_a_near_miss_inside_another_fence_is_shown_source():
+    markdown = "````markdown\n```quizz\n? q\n```\n````\n"
+    assert quiz.near_miss_quiz_fences(markdown) == []

@@ -22,7 +22,9 @@ from mkdocs.exceptions import PluginError
 from attention_by_hand.book.sources import (
     FIELDS,
     HEADING,
+    OPTIONAL_FIELDS,
     Source,
+    build_date,
     check_citations,
     load_sources,
     parse_sources,
@@ -46,6 +48,14 @@ REQUIRED = {
 }
 
 
+#: The build date of the unit tests below: after every date in :func:`_entry`.
+TODAY = dt.date(2026, 12, 31)
+
+
+def _parse(data: object) -> dict[str, Source]:
+    return parse_sources(data, today=TODAY)
+
+
 def _entry(**changes: object) -> dict[str, object]:
     """A valid entry of the data file, as YAML would parse it, with `changes`."""
     entry: dict[str, object] = {
@@ -63,7 +73,7 @@ def _entry(**changes: object) -> dict[str, object]:
 
 
 def _source(source_id: str = "doe-2020", **changes: object) -> Source:
-    return parse_sources([_entry(id=source_id, **changes)])[source_id]
+    return _parse([_entry(id=source_id, **changes)])[source_id]
 
 
 def _page(sources: str | None, body: str = "# A page\n\nText.\n\n[[sources]]\n") -> str:
@@ -92,7 +102,8 @@ def test_the_data_file_is_parsed_into_dates_and_author_lists() -> None:
     assert list(sources) == [entry["id"] for entry in raw]
     for entry in raw:
         source = sources[entry["id"]]
-        assert source.accessed == dt.date.fromisoformat(str(entry["accessed"]))
+        accessed = entry.get("accessed")
+        assert source.accessed == (accessed and dt.date.fromisoformat(str(accessed)))
         assert source.checked == dt.date.fromisoformat(str(entry["checked"]))
         assert source.authors == tuple(entry["authors"])
 
@@ -111,21 +122,74 @@ def test_a_valid_entry_becomes_a_source() -> None:
     )
 
 
-@pytest.mark.parametrize("field", FIELDS[1:])
+def test_a_work_read_only_from_a_stored_copy_has_no_accessed_date() -> None:
+    """Issue 12: an address never opened is not listed as accessed on a date."""
+    for entry in yaml.safe_load(DATA.read_text(encoding="utf-8")):
+        stored_only = "not at the address" in " ".join(entry["note"].split())
+        assert stored_only == ("accessed" not in entry), entry["id"]
+    stored_only = {s.id for s in load_sources(DATA).values() if s.accessed is None}
+    assert stored_only >= {"wiegreffe-pinter-2019", "pytorch-issue-103963", "dao-2022"}
+
+
+def test_accessed_may_be_left_out_when_checked_is_given() -> None:
+    source = _source(accessed=...)
+    assert source.accessed is None
+    assert source.checked == dt.date(2026, 11, 30)
+    assert "Checked against a stored copy on 2026-11-30." in render_source(source)
+    assert "Accessed" not in render_source(source)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"checked": "2027-01-01"}, "'checked' (2027-01-01) is after the build date (2026-12-31)"),
+        (
+            {"accessed": "2027-01-01", "checked": "2027-01-02"},
+            "'accessed' (2027-01-01) is after the build date (2026-12-31)",
+        ),
+    ],
+)
+def test_a_date_after_the_build_date_is_refused(changes: dict[str, object], message: str) -> None:
+    with pytest.raises(PluginError) as caught:
+        _parse([_entry(**changes)])
+    assert f"source 'doe-2020': {message}; write the day it really happened" in str(caught.value)
+    assert _source(checked="2026-12-31").checked == TODAY  # the build date itself is fine
+
+
+@pytest.mark.parametrize(
+    ("epoch", "day"),
+    [
+        ("1796126400", dt.date(2026, 12, 1)),  # 2026-12-01 12:00:00 UTC
+        # 20 454 days after 1970-01-01 is 2026-01-01; this is its last second in UTC
+        (str(20454 * 86400 + 86399), dt.date(2026, 1, 1)),
+        (str(20455 * 86400), dt.date(2026, 1, 2)),
+    ],
+)
+def test_the_build_date_is_source_date_epoch_in_utc(epoch: str, day: dt.date) -> None:
+    assert build_date({"SOURCE_DATE_EPOCH": epoch}) == day
+
+
+def test_without_source_date_epoch_the_build_date_is_today_in_utc() -> None:
+    before = dt.datetime.now(tz=dt.UTC).date()
+    day = build_date({})
+    assert day in {before, dt.datetime.now(tz=dt.UTC).date()}
+
+
+@pytest.mark.parametrize("field", [f for f in FIELDS[1:] if f not in OPTIONAL_FIELDS])
 def test_a_missing_field_names_the_source_and_the_field(field: str) -> None:
     with pytest.raises(PluginError, match=rf"source 'doe-2020': has no '{field}'"):
-        parse_sources([_entry(**{field: ...})])
+        _parse([_entry(**{field: ...})])
 
 
 def test_a_missing_date_says_which_date_and_the_format() -> None:
     with pytest.raises(PluginError) as caught:
-        parse_sources([_entry(checked=...)])
+        _parse([_entry(checked=...)])
     assert "source 'doe-2020': has no 'checked' date (expected YYYY-MM-DD)" in str(caught.value)
 
 
 def test_an_entry_without_id_is_named_by_its_position() -> None:
     with pytest.raises(PluginError, match=r"source #2: has no 'id'"):
-        parse_sources([_entry(), _entry(id=...)])
+        _parse([_entry(), _entry(id=...)])
 
 
 @pytest.mark.parametrize(
@@ -141,13 +205,13 @@ def test_a_malformed_date_names_the_source_the_field_and_the_value(
     value: object, message: str
 ) -> None:
     with pytest.raises(PluginError) as caught:
-        parse_sources([_entry(accessed=value)])
+        _parse([_entry(accessed=value)])
     assert f"source 'doe-2020': {message}" in str(caught.value)
 
 
 def test_checked_before_accessed_is_refused() -> None:
     with pytest.raises(PluginError, match=r"'checked' \(2026-11-01\) is earlier than 'accessed'"):
-        parse_sources([_entry(checked=dt.date(2026, 11, 1))])
+        _parse([_entry(checked=dt.date(2026, 11, 1))])
 
 
 @pytest.mark.parametrize(
@@ -162,13 +226,13 @@ def test_checked_before_accessed_is_refused() -> None:
 )
 def test_a_malformed_field_is_named(changes: dict[str, object], message: str) -> None:
     with pytest.raises(PluginError) as caught:
-        parse_sources([_entry(**changes)])
+        _parse([_entry(**changes)])
     assert message in str(caught.value)
 
 
 def test_every_problem_is_listed_at_once() -> None:
     with pytest.raises(PluginError) as caught:
-        parse_sources([_entry(note=...), _entry(id="roe-2021", accessed="soon")])
+        _parse([_entry(note=...), _entry(id="roe-2021", accessed="soon")])
     text = str(caught.value)
     assert "source 'doe-2020': has no 'note'" in text
     assert "source 'roe-2021': 'accessed' must be a date written YYYY-MM-DD" in text
@@ -176,7 +240,7 @@ def test_every_problem_is_listed_at_once() -> None:
 
 def test_a_repeated_id_is_refused() -> None:
     with pytest.raises(PluginError, match=r"the id 'doe-2020' is used by an earlier source too"):
-        parse_sources([_entry(), _entry()])
+        _parse([_entry(), _entry()])
 
 
 @pytest.mark.parametrize("data", [None, {}, [], {"doe-2020": {}}, "text"])
@@ -200,7 +264,7 @@ def test_a_missing_or_broken_file_is_named(tmp_path: Path) -> None:
 
 
 def test_citations_map_pages_to_sources_and_back() -> None:
-    sources = parse_sources([_entry(), _entry(id="roe-2021")])
+    sources = _parse([_entry(), _entry(id="roe-2021")])
     pages = {
         "b.md": _page("[roe-2021, doe-2020]"),
         "a.md": "---\nsources: [doe-2020]\n---\n# Heading title\n\n[[sources]]\n",
@@ -213,14 +277,14 @@ def test_citations_map_pages_to_sources_and_back() -> None:
 
 
 def test_an_unknown_source_names_the_page_and_the_id() -> None:
-    sources = parse_sources([_entry()])
+    sources = _parse([_entry()])
     with pytest.raises(PluginError) as caught:
         check_citations(sources, {"lessons/x.md": _page("[doe-2020, doe-2002]")})
     assert "lessons/x.md: cites unknown source 'doe-2002'" in str(caught.value)
 
 
 def test_an_uncited_source_is_named() -> None:
-    sources = parse_sources([_entry(), _entry(id="roe-2021")])
+    sources = _parse([_entry(), _entry(id="roe-2021")])
     with pytest.raises(PluginError) as caught:
         check_citations(sources, {"a.md": _page("[doe-2020]")})
     assert "source 'roe-2021' is cited by no page" in str(caught.value)
@@ -240,7 +304,7 @@ def test_an_uncited_source_is_named() -> None:
     ],
 )
 def test_a_page_whose_marker_and_front_matter_disagree_is_named(page: str, message: str) -> None:
-    sources = parse_sources([_entry()])
+    sources = _parse([_entry()])
     pages = {"a.md": page, "b.md": _page("[doe-2020]")}
     with pytest.raises(PluginError) as caught:
         check_citations(sources, pages)
@@ -250,7 +314,7 @@ def test_a_page_whose_marker_and_front_matter_disagree_is_named(page: str, messa
 
 
 def test_a_marker_inside_a_code_fence_is_not_a_marker() -> None:
-    sources = parse_sources([_entry()])
+    sources = _parse([_entry()])
     fenced = "# Syntax\n\n```markdown\n[[sources]]\n```\n"
     citations = check_citations(sources, {"a.md": _page(None, fenced), "b.md": _page("[doe-2020]")})
     assert citations.by_page == {"b.md": ["doe-2020"]}

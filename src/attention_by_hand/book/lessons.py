@@ -97,6 +97,20 @@ def check_lesson(
         raise template_error(source_path, problems)
 
 
+def not_in_nav_error(source_path: str, page: str) -> PluginError:
+    """The error for a lesson that the nav does not list: published, but no reader finds it.
+
+    Examples
+    --------
+    >>> print(not_in_nav_error("docs/lessons/x.md", "lessons/x.md"))
+    docs/lessons/x.md is a lesson but is not in the nav: add it to nav in mkdocs.yml, under Lessons: ('- lessons/x.md')
+    """
+    return PluginError(
+        f"{source_path} is a lesson but is not in the nav: add it to nav in mkdocs.yml, "
+        f"under Lessons: ('- {page}')"
+    )
+
+
 def template_error(source_path: str, problems: Sequence[str]) -> PluginError:
     """The error for a lesson that misses something: the file, then one line per problem."""
     listed = "\n".join(f"  - {problem}" for problem in problems)

@@ -14,12 +14,18 @@ from collections.abc import Iterable
 
 from mkdocs.exceptions import PluginError
 
+from attention_by_hand.book.fences import split_fences
+
 #: The kinds of marker, as pages write them.
 KINDS = ("figure", "demo", "sources")
 
 #: A marker the build did not understand (a space in the name, upper case,
 #: text after it on the line) would otherwise reach the reader as literal text.
 LEFTOVER = re.compile(r"\[\[\s*(?:figure|demo|sources)\b[^\]\n]*\]\]", re.IGNORECASE)
+#: A marker with white space before it on its line: no pattern below matches it.
+INDENTED = re.compile(
+    r"^[ \t]+(?P<marker>\[\[\s*(?:figure|demo|sources)\b[^\]\n]*\]\])", re.IGNORECASE
+)
 #: ``<pre>`` and ``<code>`` elements: a marker shown as code is not a leftover.
 CODE = re.compile(r"<(pre|code)\b.*?</\1>", re.DOTALL)
 
@@ -71,4 +77,39 @@ def check_no_leftover(html_text: str, page: str) -> None:
             f"{page}: '{html.unescape(leftover.group())}' was not understood. Write "
             f"[[figure: name]], [[demo: name]] or [[sources]] on a line of its own, in lower "
             f"case, with no space inside the name"
+        )
+
+
+def indented_markers(markdown: str) -> list[tuple[int, str]]:
+    """The markers with white space before them, outside fences, as (line from 1, marker).
+
+    Examples
+    --------
+    >>> indented_markers("[[sources]]\\n  [[figure: x]]\\n```\\n  [[demo: y]]\\n```\\n")
+    [(2, '[[figure: x]]')]
+    """
+    found = []
+    first_line = 1
+    for fenced, text in split_fences(markdown):
+        if not fenced:
+            for offset, line in enumerate(text.splitlines()):
+                match = INDENTED.match(line)
+                if match:
+                    found.append((first_line + offset, match["marker"]))
+        first_line += text.count("\n")
+    return found
+
+
+def check_indented_markers(markdown: str, path: str) -> None:
+    """Stop on a marker with white space before it (:func:`indented_markers`).
+
+    Raises
+    ------
+    PluginError
+        Naming `path`, the line and the marker.
+    """
+    for line, marker in indented_markers(markdown):
+        raise PluginError(
+            f"{path}, line {line}: '{marker}' is indented: "
+            "markers must start at the beginning of a line"
         )

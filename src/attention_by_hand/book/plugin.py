@@ -71,6 +71,7 @@ class Libraries:
     sources: ModuleType  # the record of sources, [[sources]] as HTML
     lessons: ModuleType  # the lesson template check, the "Next" link, the source revision
     pages: ModuleType  # page titles and front matter
+    prose: ModuleType  # the Sybil syntax of invisible blocks (and claim())
     notebook: ModuleType  # the notebook page, offline and light, and its .ipynb
     markers: ModuleType  # the [[kind: name]] syntax and its errors
     maths: ModuleType  # TeX as MathML
@@ -134,10 +135,10 @@ class BookPlugin(BasePlugin[BookConfig]):
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
         """Check front matter; draw the figures; check the sources; add the notebooks' .ipynb."""
         lib = self.lib
-        # 1. front matter that is not YAML, before anything reads it
+        # 1. what MkDocs would pass over silently, on the source as written
         for file in files.documentation_pages():
             if file.src_uri.endswith(".md"):
-                self._check_front_matter(file, config)
+                self._check_source(file, config)
         # 2. every figure, in both palettes
         svgs, self.figure_sizes = lib.figure_pages.draw_figures(
             lib.registry.FIGURES, lib.registry.PALETTE_NAMES
@@ -165,8 +166,12 @@ class BookPlugin(BasePlugin[BookConfig]):
         return files
 
     def on_nav(self, nav: Navigation, *, config: MkDocsConfig, files: Files) -> Navigation:
-        """Note the reading order, to list the pages that cite a source in it."""
+        """Stop on a lesson the nav leaves out; note the reading order for the sources."""
         self.nav_order = [page.file.src_uri for page in nav.pages]
+        for file in files.documentation_pages():
+            uri = file.src_uri
+            if self.lib.lessons.is_lesson(uri, self.config.lessons) and uri not in self.nav_order:
+                raise self.lib.lessons.not_in_nav_error(self._source_path(file, config), uri)
         return nav
 
     # -- each page ----------------------------------------------------------
@@ -330,19 +335,27 @@ class BookPlugin(BasePlugin[BookConfig]):
         root = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
         return os.path.relpath(file.abs_src_path, root).replace(os.sep, "/")
 
-    def _check_front_matter(self, file: File, config: MkDocsConfig) -> None:
-        """Stop on front matter that is not valid YAML (MkDocs would drop it silently).
+    def _check_source(self, file: File, config: MkDocsConfig) -> None:
+        """Stop on mistakes MkDocs would pass over silently, naming the file and its line.
 
-        This runs before anything reads the front matter, so the YAML error is
-        the first and only message, with the file and the line.
+        Front matter that is not valid YAML (MkDocs drops it), an invisible
+        block never closed (it hides the prose after it), a misspelled quiz
+        fence (it shows the answers), an indented marker (shown as text).
+        This runs before anything reads the page, on the source as written,
+        so each is the first and only message, with the line in the file.
         """
-        problem = self.lib.pages.front_matter_error(file.content_string)
-        if problem is None:
-            return
+        lib, text = self.lib, file.content_string
         path = self._source_path(file, config)
-        if self.lib.lessons.is_lesson(file.src_uri, self.config.lessons):
-            raise self.lib.lessons.template_error(path, [problem])
-        raise PluginError(f"{path}: {problem}")
+        problem = lib.pages.front_matter_error(text)
+        if problem is not None:
+            if lib.lessons.is_lesson(file.src_uri, self.config.lessons):
+                raise lib.lessons.template_error(path, [problem])
+            raise PluginError(f"{path}: {problem}")
+        opened = lib.prose.unclosed_invisible_block(text)
+        if opened is not None:
+            raise PluginError(lib.prose.unclosed_invisible_block_message(path, opened))
+        lib.quiz.check_quiz_fences(text, path)
+        lib.markers.check_indented_markers(text, path)
 
     def _check_lesson(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """The lesson template check, then the "Next" link if the body has none."""

@@ -88,6 +88,8 @@ __all__ = [
     "parse_number",
     "prose_above",
     "setup_namespace",
+    "unclosed_invisible_block",
+    "unclosed_invisible_block_message",
 ]
 
 _VULGAR = "½⅓⅔¼¾⅕⅖⅗⅘⅙⅚⅐⅛⅜⅝⅞⅑⅒↉"
@@ -293,6 +295,9 @@ class PythonBlockParser(CodeBlockParser):
 
     def __call__(self, document: Document) -> Iterable[Region]:
         text = document.text
+        opened = unclosed_invisible_block(text)
+        if opened is not None:
+            raise ValueError(unclosed_invisible_block_message(_shown_path(document.path), opened))
         regions = sorted(self.lexers(document), key=lambda region: region.start)
         for index, region in enumerate(regions):
             if region.lexemes["arguments"] != self.language:
@@ -317,6 +322,52 @@ class PythonBlockParser(CodeBlockParser):
                 code_end=region.end,
             )
             yield Region(region.start, end, parsed, self._evaluator)
+
+
+#: The line that opens an invisible block (Sybil's syntax).
+INVISIBLE_OPENING = re.compile(r"^[ \t]*<!--[ \t]*invisible-code-block:[ \t]*python[ \t]*$")
+
+
+def unclosed_invisible_block(text: str) -> int | None:
+    """The line (from 1) of the first invisible block that is never closed, or None.
+
+    A block ``<!-- invisible-code-block: python`` is closed by the first
+    ``-->`` after it. When another ``<!--`` comes first, or the page ends,
+    the ``-->`` is missing: the comment would hide the prose up to the next
+    ``-->`` and Sybil would report only overlapping regions.
+
+    Examples
+    --------
+    >>> unclosed_invisible_block("a\\n<!-- invisible-code-block: python\\nx = 1\\n-->\\n")
+    >>> unclosed_invisible_block("a\\n<!-- invisible-code-block: python\\nx = 1\\n<!-- c -->\\n")
+    2
+    """
+    opened: int | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if opened is None:
+            if INVISIBLE_OPENING.match(line):
+                opened = number
+        else:
+            closing, comment = line.find("-->"), line.find("<!--")
+            if comment != -1 and (closing == -1 or comment < closing):
+                return opened  # a new comment opens before this block is closed
+            if closing != -1:
+                opened = None
+    return opened
+
+
+def unclosed_invisible_block_message(path: str, line: int) -> str:
+    """What the build and pytest say about an invisible block opened at `line` of `path`."""
+    return (
+        f"unclosed invisible code block opened at {path}, line {line}: end it with a "
+        "line '-->' after its code"
+    )
+
+
+def _shown_path(path: str) -> str:
+    """`path` relative to the working directory when it is below it (``docs/lessons/x.md``)."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative.replace(os.sep, "/")
 
 
 def page_parsers() -> list[Any]:

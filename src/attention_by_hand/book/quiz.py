@@ -50,7 +50,10 @@ __all__ = [
     "Choice",
     "Question",
     "QuizError",
+    "check_quiz_fences",
     "inline_markdown",
+    "is_quiz_info",
+    "near_miss_quiz_fences",
     "parse_quiz",
     "render_quiz",
     "replace_quizzes",
@@ -145,7 +148,7 @@ def replace_quizzes(markdown: str, *, page: str, inline: Callable[[str], str] = 
     while i < len(lines):
         line = lines[i]
         opening = FENCE.match(line)
-        if fence is None and opening and line[opening.end() :].strip() == "quiz":
+        if fence is None and opening and is_quiz_info(line[opening.end() :]):
             n_quiz += 1
             indent, mark = opening["indent"], opening["fence"]
             body: list[str] = []
@@ -171,6 +174,75 @@ def replace_quizzes(markdown: str, *, page: str, inline: Callable[[str], str] = 
             out.append(line)
         i += 1
     return "".join(out)
+
+
+def is_quiz_info(info: str) -> bool:
+    """Whether a fence's info string opens a quiz: ``quiz`` in any case (``Quiz``, ``QUIZ``).
+
+    Examples
+    --------
+    >>> is_quiz_info("quiz\\n"), is_quiz_info(" Quiz"), is_quiz_info("quizz")
+    (True, True, False)
+    """
+    return info.strip().lower() == "quiz"
+
+
+def near_miss_quiz_fences(markdown: str) -> list[tuple[int, str]]:
+    """The fences that look like a misspelled ```` ```quiz ````, as (line from 1, opening line).
+
+    A near miss is an info string one edit away from ``quiz`` (``quizz``,
+    ``qiz``, ``quix``), or ``quiz`` followed by other text (``quiz title``,
+    ``quiz{.x}``), in any case. Such a block would be shown as code, with the
+    ``[x]`` answers visible.
+
+    Examples
+    --------
+    >>> near_miss_quiz_fences("```quizz\\n? q\\n```\\n\\n```Quiz\\n```\\n\\n~~~ quiz 2\\n~~~\\n")
+    [(1, '```quizz'), (8, '~~~ quiz 2')]
+    """
+    misses = []
+    fence: str | None = None
+    for number, line in enumerate(markdown.splitlines(), start=1):
+        opening = FENCE.match(line)
+        if fence is not None:
+            if closes_fence(line, fence):
+                fence = None
+            continue
+        if opening is None:
+            continue
+        fence = opening["fence"]
+        info = line[opening.end() :].strip().lower()
+        if is_quiz_info(info):
+            continue
+        if _one_edit_apart(info, "quiz") or info.startswith("quiz"):
+            misses.append((number, line.strip()))
+    return misses
+
+
+def check_quiz_fences(markdown: str, path: str) -> None:
+    """Stop on a fence that looks like a misspelled ```` ```quiz ```` (:func:`near_miss_quiz_fences`).
+
+    Raises
+    ------
+    PluginError
+        Naming `path`, the line and the fence as written.
+    """
+    for line, fence in near_miss_quiz_fences(markdown):
+        raise PluginError(
+            f"{path}, line {line}: '{fence}' looks like a misspelled quiz fence, which would "
+            "show the answers as code; write ```quiz (nothing after it) to make a quiz, or "
+            "give the code block another language"
+        )
+
+
+def _one_edit_apart(a: str, b: str) -> bool:
+    """Whether one insertion, deletion or substitution turns `a` into `b` (not zero)."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    short, long = sorted((a, b), key=len)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
 def inline_markdown(

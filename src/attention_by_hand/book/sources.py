@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -47,6 +48,9 @@ DATA_FILE = "sources.yml"
 #: Every field a source must have, in the order the record lists them.
 FIELDS = ("id", "title", "authors", "version", "url", "accessed", "checked", "note")
 DATE_FIELDS = ("accessed", "checked")
+#: Fields a source may leave out: ``accessed`` when the work was never opened
+#: at its address (only checked against a stored copy on the ``checked`` date).
+OPTIONAL_FIELDS = ("accessed",)
 
 #: The heading of a page's list.
 HEADING = "Sources and further reading"
@@ -78,8 +82,11 @@ class Source:
         The version or date of the work as read.
     url : str
         Its address.
-    accessed, checked : datetime.date
-        When it was first read, and when it was last checked.
+    accessed : datetime.date or None
+        When it was first read at its address; None when it was only ever
+        read from a stored copy (an archive, a search index).
+    checked : datetime.date
+        When it was last checked.
     note : str
         What the book uses it for.
     """
@@ -89,7 +96,7 @@ class Source:
     authors: tuple[str, ...]
     version: str
     url: str
-    accessed: dt.date
+    accessed: dt.date | None
     checked: dt.date
     note: str
 
@@ -172,13 +179,15 @@ def replace_source_markers(
 # ---------------------------------------------------------------------------
 
 
-def load_sources(path: Path) -> dict[str, Source]:
+def load_sources(path: Path, *, today: dt.date | None = None) -> dict[str, Source]:
     """Read and check the record of sources.
 
     Parameters
     ----------
     path : pathlib.Path
         The YAML file: a list of mappings with the fields in :data:`FIELDS`.
+    today : datetime.date, optional
+        The build date (:func:`build_date`); no date may be after it.
 
     Returns
     -------
@@ -202,10 +211,12 @@ def load_sources(path: Path) -> dict[str, Source]:
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
         raise PluginError(f"{name}: not valid YAML ({error})") from error
-    return parse_sources(data, name=name)
+    return parse_sources(data, name=name, today=today)
 
 
-def parse_sources(data: Any, *, name: str = DATA_FILE) -> dict[str, Source]:
+def parse_sources(
+    data: Any, *, name: str = DATA_FILE, today: dt.date | None = None
+) -> dict[str, Source]:
     """Check the parsed YAML of the record of sources and build :class:`Source` objects.
 
     Parameters
@@ -214,6 +225,8 @@ def parse_sources(data: Any, *, name: str = DATA_FILE) -> dict[str, Source]:
         What ``yaml.safe_load`` gave: expected, a non-empty list of mappings.
     name : str
         The file name used in messages.
+    today : datetime.date, optional
+        The build date (:func:`build_date`, the default); no date may be after it.
 
     Returns
     -------
@@ -230,6 +243,7 @@ def parse_sources(data: Any, *, name: str = DATA_FILE) -> dict[str, Source]:
             f"{name}: expected a non-empty list of sources (each a mapping with the fields "
             f"{', '.join(FIELDS)}); got {type(data).__name__}"
         )
+    today = build_date() if today is None else today
     problems: list[str] = []
     sources: dict[str, Source] = {}
     for index, entry in enumerate(data, start=1):
@@ -239,7 +253,7 @@ def parse_sources(data: Any, *, name: str = DATA_FILE) -> dict[str, Source]:
             continue
         if isinstance(entry.get("id"), str):
             label = f"source '{entry['id']}'"
-        source, errors = _parse_entry(entry)
+        source, errors = _parse_entry(entry, today)
         problems.extend(f"{label}: {error}" for error in errors)
         if source is None:
             continue
@@ -250,6 +264,20 @@ def parse_sources(data: Any, *, name: str = DATA_FILE) -> dict[str, Source]:
     if problems:
         raise PluginError(f"{name} has problems:\n  - " + "\n  - ".join(problems))
     return sources
+
+
+def build_date(environ: Mapping[str, str] | None = None) -> dt.date:
+    """The day of the build: ``SOURCE_DATE_EPOCH`` when it is set, else today, in UTC.
+
+    Examples
+    --------
+    >>> build_date({"SOURCE_DATE_EPOCH": "1796126400"})
+    datetime.date(2026, 12, 1)
+    """
+    epoch = (os.environ if environ is None else environ).get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch:
+        return dt.datetime.fromtimestamp(int(epoch), tz=dt.UTC).date()
+    return dt.datetime.now(tz=dt.UTC).date()
 
 
 def check_citations(sources: Mapping[str, Source], pages: Mapping[str, str]) -> Citations:
@@ -352,8 +380,7 @@ def render_source(source: Source) -> str:
         f'<cite><a href="{url}">{e(source.title)}</a></cite>. '
         f"{e(_authors(source.authors))}. {e(source.version)}. "
         f'<a class="abh-source-url" href="{url}">{shown_url}</a>.<br>'
-        f'<span class="abh-source-dates">Accessed {source.accessed.isoformat()}; '
-        f"last checked {source.checked.isoformat()}.</span><br>"
+        f'<span class="abh-source-dates">{_dates(source)}</span><br>'
         f'<span class="abh-source-note">{e(source.note)}</span>'
     )
 
@@ -415,26 +442,40 @@ def render_all(sources: Sequence[Source], cited_by: Mapping[str, Sequence[tuple[
 # ---------------------------------------------------------------------------
 
 
-def _parse_entry(entry: Mapping[Any, Any]) -> tuple[Source | None, list[str]]:
+def _dates(source: Source) -> str:
+    """The dates as shown: accessed and last checked, or only checked against a stored copy."""
+    checked = source.checked.isoformat()
+    if source.accessed is None:
+        return f"Checked against a stored copy on {checked}."
+    return f"Accessed {source.accessed.isoformat()}; last checked {checked}."
+
+
+def _parse_entry(entry: Mapping[Any, Any], today: dt.date) -> tuple[Source | None, list[str]]:
     errors: list[str] = []
     unknown = [str(key) for key in entry if key not in FIELDS]
     if unknown:
         errors.append(f"unknown field(s) {', '.join(unknown)}; the fields are {', '.join(FIELDS)}")
     missing = [field for field in FIELDS if entry.get(field) in (None, "", [])]
+    values: dict[str, Any] = {field: None for field in OPTIONAL_FIELDS if field in missing}
+    missing = [field for field in missing if field not in OPTIONAL_FIELDS]
     for field in missing:
         if field in DATE_FIELDS:
             errors.append(f"has no '{field}' date (expected YYYY-MM-DD)")
         else:
             errors.append(f"has no '{field}'")
-    values: dict[str, Any] = {}
     for field in FIELDS:
-        if field in missing:
+        if field in missing or field in values:
             continue
         value = entry[field]
         if field in DATE_FIELDS:
             date, error = _parse_date(value)
             if error:
                 errors.append(f"'{field}' {error}")
+            elif date is not None and date > today:
+                errors.append(
+                    f"'{field}' ({date.isoformat()}) is after the build date "
+                    f"({today.isoformat()}); write the day it really happened"
+                )
             values[field] = date
         elif field == "authors":
             if not isinstance(value, list) or not all(
