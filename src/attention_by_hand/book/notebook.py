@@ -4,6 +4,13 @@ The plugin ``mkdocs-jupyter`` turns ``docs/notebooks/*.py`` (jupytext percent
 format) into pages and runs them at build time; the book plugin finishes the
 job with the functions here.
 
+Run once per change
+    The render (the notebook's execution and conversion) is kept in the
+    build cache (:func:`cached_render`, :mod:`attention_by_hand.book.build_cache`),
+    keyed on the notebook, the package source, the library versions and
+    mkdocs-jupyter's settings: an edit to the prose elsewhere does not run
+    it again; an edit under ``src/attention_by_hand/`` does.
+
 A failing cell
     stops the build (``allow_errors: false``) with a
     :class:`~mkdocs.exceptions.PluginError` that names the notebook, the
@@ -37,23 +44,29 @@ from __future__ import annotations
 
 import base64
 import html
+import json
 import posixpath
 import re
 from collections.abc import Callable
 from fnmatch import fnmatch
-from typing import ParamSpec
+from typing import Any, ParamSpec
 
 import jupytext
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
+from mkdocs.structure.pages import Page
+from mkdocs.structure.toc import AnchorLink, get_toc
 from nbclient.exceptions import CellExecutionError
 
+from attention_by_hand.book.build_cache import BuildCache
 from attention_by_hand.book.figure_pages import svg_css_size
 
 P = ParamSpec("P")
 
 #: Which files under docs/ are notebooks (the plugin's `include` says the same).
 NOTEBOOKS = "notebooks/*.py"
+#: The build cache's folder for executed notebooks (their rendered HTML).
+NOTEBOOK_KIND = "notebooks"
 #: The stylesheet the notebook page links instead of mkdocs-jupyter's CSS.
 STYLESHEET = "stylesheets/notebook.css"
 
@@ -123,6 +136,73 @@ def stop_on_failing_cell(render: Callable[P, None], page: str) -> Callable[P, No
             raise PluginError(cell_failure(page, error)) from None
 
     return render_or_stop
+
+
+def cached_render(
+    render: Callable[P, None], page: Page, *, cache: BuildCache, key: str
+) -> Callable[P, None]:
+    """`render` (mkdocs-jupyter's, which runs the notebook), skipped when the cache holds its result.
+
+    The result is what `render` leaves on `page`: its HTML (``content``),
+    table of contents and title, kept as the JSON entry `key` of the
+    ``notebooks`` kind. A miss renders under the entry's lock (rechecking
+    first), so parallel builds that miss the same entry run the notebook
+    once. A failing cell raises before anything is cached.
+
+    Parameters
+    ----------
+    render : callable
+        The page's ``render`` method, as mkdocs-jupyter set it.
+    page : Page
+        The notebook's page.
+    cache : BuildCache
+        The build cache.
+    key : str
+        The entry's key: a digest of everything that can change the result
+        (see :mod:`attention_by_hand.book.build_cache`).
+    """
+
+    def render_or_read(*args: P.args, **kwargs: P.kwargs) -> None:
+        if _restore(page, cache.read(NOTEBOOK_KIND, key, ".json")):
+            return
+        with cache.lock(NOTEBOOK_KIND, key):
+            if _restore(page, cache.read(NOTEBOOK_KIND, key, ".json", count=False)):
+                return
+            render(*args, **kwargs)
+            result = {
+                "content": page.content,
+                "toc": [_toc_token(link) for link in page.toc],
+                "title": page.title,
+            }
+            cache.write(NOTEBOOK_KIND, key, ".json", json.dumps(result).encode())
+
+    return render_or_read
+
+
+def _restore(page: Page, entry: bytes | None) -> bool:
+    """Put a cached render result on `page`; False if there is none (or it is unreadable)."""
+    if entry is None:
+        return False
+    try:
+        result = json.loads(entry)
+        content, toc, title = result["content"], result["toc"], result["title"]
+    except (ValueError, KeyError, TypeError):
+        return False
+    page.content = content
+    page.toc = get_toc(toc)
+    if title is not None:
+        page.title = title
+    return True
+
+
+def _toc_token(link: AnchorLink) -> dict[str, Any]:
+    """One entry of a table of contents as MkDocs' TOC token (what ``get_toc`` reads back)."""
+    return {
+        "level": link.level,
+        "id": link.id,
+        "name": link.title,
+        "children": [_toc_token(child) for child in link.children],
+    }
 
 
 def ipynb_uri(src_uri: str) -> str:

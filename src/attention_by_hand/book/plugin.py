@@ -42,6 +42,7 @@ from mkdocs.utils import CountHandler, get_relative_url
 if TYPE_CHECKING:  # for annotations only: the plugin imports the libraries afresh per build
     from collections.abc import Callable
 
+    from attention_by_hand.book.build_cache import BuildCache
     from attention_by_hand.book.sources import Citations, Source
 
 PACKAGE = "attention_by_hand"
@@ -77,6 +78,7 @@ class Libraries:
     reproducible: ModuleType  # numbered notebook cell ids
     output: ModuleType  # ```output fences: what a block prints, shown under it
     csp: ModuleType  # the Content Security Policy of each page
+    build_cache: ModuleType  # drawn figures and the executed notebook, kept between builds
 
 
 def import_afresh() -> Libraries:
@@ -107,6 +109,8 @@ class BookPlugin(BasePlugin[BookConfig]):
         self.target: Path | None = None
         self.staging: Path | None = None
         self.warnings = CountHandler()
+        self.cache: BuildCache | None = None
+        self.source_digest = ""
 
     # -- before the build -------------------------------------------------
 
@@ -124,6 +128,7 @@ class BookPlugin(BasePlugin[BookConfig]):
             config.repo_url, revision
         )
         self.restore_cell_ids = self.lib.reproducible.number_cell_ids()
+        self._open_cache(root)
         self._show_output_fences(config)
         if not self.serving:
             self._build_into_staging(config)
@@ -140,7 +145,13 @@ class BookPlugin(BasePlugin[BookConfig]):
                 self._check_front_matter(file, config)
         # 2. every figure, in both palettes
         svgs, self.figure_sizes = lib.figure_pages.draw_figures(
-            lib.registry.FIGURES, lib.registry.PALETTE_NAMES
+            lib.registry.FIGURES,
+            lib.registry.PALETTE_NAMES,
+            cache=self.cache,
+            context=lib.build_cache.cache_key(
+                self.source_digest,
+                lib.build_cache.library_versions(lib.build_cache.FIGURE_LIBRARIES),
+            ),
         )
         for path, svg in svgs.items():
             files.append(File.generated(config, path, content=svg))
@@ -172,11 +183,17 @@ class BookPlugin(BasePlugin[BookConfig]):
     # -- each page ----------------------------------------------------------
 
     def on_pre_page(self, page: Page, *, config: MkDocsConfig, files: Files) -> Page:
-        """Make a failing notebook cell a short build error naming the notebook and the cell."""
-        if self.lib.notebook.is_notebook(page.file):
+        """Run the notebook only if the cache lacks it; a failing cell, a short build error."""
+        notebook = self.lib.notebook
+        if notebook.is_notebook(page.file):
+            render = page.render
+            if self.cache is not None:
+                render = notebook.cached_render(
+                    render, page, cache=self.cache, key=self._notebook_key(page, config)
+                )
             # a method replaced on one page object, as mkdocs-jupyter does itself
-            page.render = self.lib.notebook.stop_on_failing_cell(  # type: ignore[method-assign]
-                page.render, page.file.src_uri
+            page.render = notebook.stop_on_failing_cell(  # type: ignore[method-assign]
+                render, page.file.src_uri
             )
         return page
 
@@ -242,8 +259,9 @@ class BookPlugin(BasePlugin[BookConfig]):
 
     @event_priority(-100)  # after every other plugin has written its files
     def on_post_build(self, *, config: MkDocsConfig) -> None:
-        """Give nbformat its random ids back; move the finished site into place."""
+        """Give nbformat its random ids back; prune the cache; move the finished site into place."""
         self._restore_cell_ids()
+        self._close_cache()
         logging.getLogger("mkdocs").removeHandler(self.warnings)
         if self.staging is None or self.target is None:
             return
@@ -281,6 +299,50 @@ class BookPlugin(BasePlugin[BookConfig]):
         self.warnings = CountHandler()
         self.warnings.setLevel(logging.WARNING)
         logging.getLogger("mkdocs").addHandler(self.warnings)
+
+    def _open_cache(self, root: str) -> None:
+        """The build cache (``.cache/attention-by-hand``, or ``$ABH_CACHE_DIR``), or None if off."""
+        build_cache = self.lib.build_cache
+        folder = build_cache.cache_folder(root)
+        self.cache = None if folder is None else build_cache.BuildCache(folder)
+        package = sys.modules[PACKAGE].__file__
+        if package is None:
+            raise PluginError(f"the package {PACKAGE} has no source folder to digest")
+        self.source_digest = build_cache.source_digest(Path(package).parent)
+
+    def _notebook_key(self, page: Page, config: MkDocsConfig) -> str:
+        """The cache key of a notebook's render: its source, the package, versions, settings."""
+        build_cache = self.lib.build_cache
+        jupyter = config.plugins.get("mkdocs-jupyter")
+        settings = {} if jupyter is None else dict(jupyter.config)
+        settings = {k: v for k, v in settings.items() if k not in {"cache", "cache_dir"}}
+        source = Path(page.file.abs_src_path or "").read_bytes()
+        return str(
+            build_cache.cache_key(
+                "notebook",
+                self.source_digest,
+                build_cache.library_versions(build_cache.NOTEBOOK_LIBRARIES),
+                repr(sorted(settings.items())),
+                page.file.src_uri,
+                source,
+            )
+        )
+
+    def _close_cache(self) -> None:
+        """Say what the cache saved; delete entries no recent build used."""
+        if self.cache is None:
+            return
+        cache, log = self.cache, logging.getLogger("mkdocs.plugins.book")
+        for kind in sorted(cache.hits.keys() | cache.misses.keys()):
+            log.info(
+                "build cache: %s %d from the cache, %d made (%s)",
+                kind,
+                cache.hits[kind],
+                cache.misses[kind],
+                cache.folder,
+            )
+            cache.prune(kind)
+        self.cache = None
 
     def _show_output_fences(self, config: MkDocsConfig) -> None:
         """Render ```output fences as shown output (see :mod:`attention_by_hand.book.output`)."""
