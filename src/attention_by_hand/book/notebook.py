@@ -4,9 +4,11 @@ The plugin ``mkdocs-jupyter`` turns ``docs/notebooks/*.py`` (jupytext percent
 format) into pages and runs them at build time; the book plugin finishes the
 job with the functions here.
 
-Run once per change
-    The render (the notebook's execution and conversion) is kept in the
-    build cache (:func:`cached_render`, :mod:`attention_by_hand.book.build_cache`),
+Run once per change, beside the rest of the build
+    The render (the notebook's execution and conversion) starts as soon as
+    the pages are known and runs while the other pages are built
+    (:func:`start_render`); it is kept in the build cache
+    (:mod:`attention_by_hand.book.build_cache`),
     keyed on the notebook, the package source, the library versions and
     mkdocs-jupyter's settings: an edit to the prose elsewhere does not run
     it again; an edit under ``src/attention_by_hand/`` does.
@@ -43,12 +45,15 @@ Nothing from a CDN, and a light page
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
 import json
 import posixpath
 import re
 from collections.abc import Callable
+from concurrent.futures import Executor, Future
 from fnmatch import fnmatch
+from types import SimpleNamespace
 from typing import Any, ParamSpec
 
 import jupytext
@@ -138,61 +143,105 @@ def stop_on_failing_cell(render: Callable[P, None], page: str) -> Callable[P, No
     return render_or_stop
 
 
-def cached_render(
-    render: Callable[P, None], page: Page, *, cache: BuildCache, key: str
-) -> Callable[P, None]:
-    """`render` (mkdocs-jupyter's, which runs the notebook), skipped when the cache holds its result.
+def start_render(
+    render: Callable[[Any, Any, Any], None],
+    config: Any,
+    files: Any,
+    *,
+    cache: BuildCache | None,
+    key: str,
+    executor: Executor,
+) -> Future[dict[str, Any]]:
+    """Run the notebook now, beside the rest of the build, unless the cache holds its render.
 
-    The result is what `render` leaves on `page`: its HTML (``content``),
-    table of contents and title, kept as the JSON entry `key` of the
-    ``notebooks`` kind. A miss renders under the entry's lock (rechecking
-    first), so parallel builds that miss the same entry run the notebook
-    once. A failing cell raises before anything is cached.
+    The notebook runs in a kernel, another process: started while MkDocs
+    renders the other pages, it costs the build little of its wall time.
+    :func:`rendered_by` later puts the result on the page.
 
     Parameters
     ----------
     render : callable
-        The page's ``render`` method, as mkdocs-jupyter set it.
-    page : Page
-        The notebook's page.
-    cache : BuildCache
-        The build cache.
+        mkdocs-jupyter's render function of the notebook page, unbound: it
+        runs the notebook and sets ``content``, ``toc`` and ``title`` on the
+        object it is given as ``self``.
+    config, files
+        MkDocs' config and files, passed to `render`.
+    cache : BuildCache or None
+        The build cache; None renders every time.
     key : str
-        The entry's key: a digest of everything that can change the result
+        The entry's key: a digest of everything that can change the render
         (see :mod:`attention_by_hand.book.build_cache`).
+    executor : Executor
+        Where the render runs.
+
+    Returns
+    -------
+    Future of dict
+        The render: ``content`` (HTML), ``toc`` (MkDocs' TOC tokens) and
+        ``title``. A failing cell is its exception.
     """
+    if cache is not None:
+        cached = _render_in(cache.read(NOTEBOOK_KIND, key, ".json"))
+        if cached is not None:
+            done: Future[dict[str, Any]] = Future()
+            done.set_result(cached)
+            return done
+    return executor.submit(_render_and_keep, render, config, files, cache, key)
 
-    def render_or_read(*args: P.args, **kwargs: P.kwargs) -> None:
-        if _restore(page, cache.read(NOTEBOOK_KIND, key, ".json")):
-            return
-        with cache.lock(NOTEBOOK_KIND, key):
-            if _restore(page, cache.read(NOTEBOOK_KIND, key, ".json", count=False)):
-                return
-            render(*args, **kwargs)
-            result = {
-                "content": page.content,
-                "toc": [_toc_token(link) for link in page.toc],
-                "title": page.title,
-            }
+
+def rendered_by(job: Future[dict[str, Any]], page: Page) -> Callable[..., None]:
+    """A ``render`` method for `page` that waits for `job` (:func:`start_render`) and uses it."""
+
+    def render_from_job(*args: Any, **kwargs: Any) -> None:
+        result = job.result()  # a failing cell raises here, in the build's own thread
+        page.content = result["content"]
+        page.toc = get_toc(result["toc"])
+        if result["title"] is not None:
+            page.title = result["title"]
+
+    return render_from_job
+
+
+def _render_and_keep(
+    render: Callable[[Any, Any, Any], None],
+    config: Any,
+    files: Any,
+    cache: BuildCache | None,
+    key: str,
+) -> dict[str, Any]:
+    """Render the notebook and keep the result in the cache (under the entry's lock).
+
+    Two builds that miss the same entry at once run the notebook once: the
+    second waits for the lock and finds the entry.
+    """
+    with cache.lock(NOTEBOOK_KIND, key) if cache is not None else contextlib.nullcontext():
+        if cache is not None:
+            cached = _render_in(cache.read(NOTEBOOK_KIND, key, ".json", count=False))
+            if cached is not None:
+                return cached
+        holder = SimpleNamespace(content=None, toc=[], title=None)
+        render(holder, config, files)
+        result = {
+            "content": holder.content,
+            "toc": [_toc_token(link) for link in holder.toc],
+            "title": holder.title,
+        }
+        if cache is not None:
             cache.write(NOTEBOOK_KIND, key, ".json", json.dumps(result).encode())
+        return result
 
-    return render_or_read
 
-
-def _restore(page: Page, entry: bytes | None) -> bool:
-    """Put a cached render result on `page`; False if there is none (or it is unreadable)."""
+def _render_in(entry: bytes | None) -> dict[str, Any] | None:
+    """A cached render, or None if there is none (or it is unreadable)."""
     if entry is None:
-        return False
+        return None
     try:
         result = json.loads(entry)
-        content, toc, title = result["content"], result["toc"], result["title"]
+        if isinstance(result["content"], str) and isinstance(result["toc"], list):
+            return dict(result)
     except (ValueError, KeyError, TypeError):
-        return False
-    page.content = content
-    page.toc = get_toc(toc)
-    if title is not None:
-        page.title = title
-    return True
+        pass
+    return None
 
 
 def _toc_token(link: AnchorLink) -> dict[str, Any]:

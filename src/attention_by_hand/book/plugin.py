@@ -17,6 +17,7 @@ module is kept; a change to it needs a restart of ``mkdocs serve``.
 
 from __future__ import annotations
 
+import copy
 import importlib
 import logging
 import os
@@ -24,10 +25,11 @@ import posixpath
 import shutil
 import sys
 import tempfile
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
@@ -111,6 +113,8 @@ class BookPlugin(BasePlugin[BookConfig]):
         self.warnings = CountHandler()
         self.cache: BuildCache | None = None
         self.source_digest = ""
+        self.notebook_runner: ThreadPoolExecutor | None = None
+        self.notebook_jobs: dict[str, Future[dict[str, Any]]] = {}
 
     # -- before the build -------------------------------------------------
 
@@ -176,21 +180,23 @@ class BookPlugin(BasePlugin[BookConfig]):
         return files
 
     def on_nav(self, nav: Navigation, *, config: MkDocsConfig, files: Files) -> Navigation:
-        """Note the reading order, to list the pages that cite a source in it."""
+        """Note the reading order; start running the notebooks the cache does not hold."""
         self.nav_order = [page.file.src_uri for page in nav.pages]
+        for page in nav.pages:
+            if self.lib.notebook.is_notebook(page.file):
+                self._start_notebook(page, config, files)
         return nav
 
     # -- each page ----------------------------------------------------------
 
     def on_pre_page(self, page: Page, *, config: MkDocsConfig, files: Files) -> Page:
-        """Run the notebook only if the cache lacks it; a failing cell, a short build error."""
+        """The notebook page waits for its run (see on_nav); a failing cell, a short build error."""
         notebook = self.lib.notebook
         if notebook.is_notebook(page.file):
             render = page.render
-            if self.cache is not None:
-                render = notebook.cached_render(
-                    render, page, cache=self.cache, key=self._notebook_key(page, config)
-                )
+            job = self.notebook_jobs.pop(page.file.src_uri, None)
+            if job is not None:
+                render = notebook.rendered_by(job, page)
             # a method replaced on one page object, as mkdocs-jupyter does itself
             page.render = notebook.stop_on_failing_cell(  # type: ignore[method-assign]
                 render, page.file.src_uri
@@ -260,6 +266,7 @@ class BookPlugin(BasePlugin[BookConfig]):
     @event_priority(-100)  # after every other plugin has written its files
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         """Give nbformat its random ids back; prune the cache; move the finished site into place."""
+        self._stop_notebooks()
         self._restore_cell_ids()
         self._close_cache()
         logging.getLogger("mkdocs").removeHandler(self.warnings)
@@ -276,6 +283,7 @@ class BookPlugin(BasePlugin[BookConfig]):
 
     def on_build_error(self, *, error: Exception) -> None:
         """Give nbformat its random ids back; throw away the half-written site."""
+        self._stop_notebooks()
         self._restore_cell_ids()
         logging.getLogger("mkdocs").removeHandler(self.warnings)
         if self.staging is not None:
@@ -309,6 +317,40 @@ class BookPlugin(BasePlugin[BookConfig]):
         if package is None:
             raise PluginError(f"the package {PACKAGE} has no source folder to digest")
         self.source_digest = build_cache.source_digest(Path(package).parent)
+
+    def _start_notebook(self, page: Page, config: MkDocsConfig, files: Files) -> None:
+        """Start running the notebook of `page` beside the build, or read it from the cache.
+
+        mkdocs-jupyter makes the page's render function in its ``on_pre_page``;
+        it is asked for it here, on a copy of the page, so that the notebook
+        runs while MkDocs renders the pages before it.
+        """
+        jupyter = config.plugins.get("mkdocs-jupyter")
+        if jupyter is None:
+            return
+        probe = copy.copy(page)
+        jupyter.on_pre_page(probe, config=config, files=files)
+        render = vars(probe).get("render")
+        function = getattr(render, "__func__", None)
+        if function is None:  # mkdocs-jupyter does not render this page
+            return
+        if self.notebook_runner is None:
+            self.notebook_runner = ThreadPoolExecutor(1, thread_name_prefix="abh-notebook")
+        self.notebook_jobs[page.file.src_uri] = self.lib.notebook.start_render(
+            function,
+            config,
+            files,
+            cache=self.cache,
+            key=self._notebook_key(page, config),
+            executor=self.notebook_runner,
+        )
+
+    def _stop_notebooks(self) -> None:
+        """Wait for a notebook still running (a build that failed elsewhere) and forget the jobs."""
+        self.notebook_jobs = {}
+        if self.notebook_runner is not None:
+            self.notebook_runner.shutdown(wait=True, cancel_futures=True)
+            self.notebook_runner = None
 
     def _notebook_key(self, page: Page, config: MkDocsConfig) -> str:
         """The cache key of a notebook's render: its source, the package, versions, settings."""
