@@ -12,9 +12,15 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
+from mkdocs.structure.toc import get_toc
+from nbclient.exceptions import CellExecutionError
 from project import copy_for_build, run_in_copy
 
 from attention_by_hand.book.build_cache import (
@@ -24,6 +30,7 @@ from attention_by_hand.book.build_cache import (
     cache_key,
     source_digest,
 )
+from attention_by_hand.book.notebook import rendered_by, start_render
 from attention_by_hand.book.registry import FIGURES, PALETTE_NAMES
 
 COUNTS = re.compile(r"build cache: (?P<kind>\w+) (?P<hits>\d+) from the cache, (?P<made>\d+) made")
@@ -142,3 +149,44 @@ def test_a_key_changes_with_any_part_and_with_the_package_source(tmp_path: Path)
     (package / "book" / "notes.txt").write_text("not Python")
     (package / "book" / "figures.py").write_text("colour = 'red'\n")
     assert source_digest(package) == before
+
+
+def _render_counting(calls: list[str]) -> Callable[[Any, Any, Any], None]:
+    """A stand-in for mkdocs-jupyter's render: sets content, toc and title, counts its runs."""
+
+    def render(page: Any, config: Any, files: Any) -> None:
+        calls.append("ran")
+        page.content = "<h1 id='t'>T</h1>"
+        page.toc = get_toc([{"level": 1, "id": "t", "name": "T", "children": []}])
+        page.title = "T"
+
+    return render
+
+
+def test_a_cached_notebook_render_is_not_run_again(tmp_path: Path) -> None:
+    cache, calls = BuildCache(tmp_path), []
+    with ThreadPoolExecutor(1) as runner:
+        for _ in range(2):
+            job = start_render(
+                _render_counting(calls), None, None, cache=cache, key="k", executor=runner
+            )
+            page = SimpleNamespace(content=None, toc=None, title=None)
+            rendered_by(job, page)()  # type: ignore[arg-type]
+            assert (page.content, page.title) == ("<h1 id='t'>T</h1>", "T")
+            assert [(link.id, link.title) for link in page.toc] == [("t", "T")]
+    assert calls == ["ran"]
+    assert (cache.hits["notebooks"], cache.misses["notebooks"]) == (1, 1)
+
+
+def test_a_failing_cell_reaches_the_page_and_nothing_is_cached(tmp_path: Path) -> None:
+    def failing(page: Any, config: Any, files: Any) -> None:
+        raise CellExecutionError("x\n----\nNameError", "NameError", "name 'x' is not defined")
+
+    cache = BuildCache(tmp_path)
+    with ThreadPoolExecutor(1) as runner:
+        job = start_render(failing, None, None, cache=cache, key="k", executor=runner)
+        page = SimpleNamespace(content=None, toc=None, title=None)
+        with pytest.raises(CellExecutionError) as failure:
+            rendered_by(job, page)()  # type: ignore[arg-type]
+    assert failure.value.evalue == "name 'x' is not defined"
+    assert not list(tmp_path.rglob("*.json"))
