@@ -10,7 +10,9 @@ For each size it copies the repository (``docs/``, ``src/``, ``overrides/``,
 temporary folder, adds copies of the real lessons until the book has that
 many (``lessons/copy-NN-<name>.md``, retitled "... (copy NN)", listed in the
 nav after the real ones, each ``next:`` pointing to the lesson after it and
-the last to the notebook), and measures, one run each:
+the last to the notebook; the body's own "Next" link is removed from every
+lesson, at every size, and the plugin adds one from ``next:``), and
+measures, one run each:
 
 - cold build: ``mkdocs build --strict`` with an empty build cache;
 - warm rebuild: the same again, nothing changed (the cache filled);
@@ -40,6 +42,8 @@ from bench import _environment, _timed_build  # the benchmark's own helpers
 
 #: The nav entry of a lesson in mkdocs.yml.
 NAV_LESSON = re.compile(r"^(?P<indent> +)- (?P<path>lessons/[\w-]+\.md)\n", re.MULTILINE)
+#: A lesson body's own link to the next lesson, on a line of its own.
+BODY_NEXT = re.compile(r"^\[Next: [^\]]*\]\([^)]*\)(?:\{[^}]*\})?[ \t]*$", re.MULTILINE)
 COPIED = ("docs", "src", "overrides", "tests")
 COPIED_FILES = ("mkdocs.yml", "pyproject.toml", "conftest.py")
 PER_PAGE_TESTS = ("docs", "tests/test_docs_examples.py", "tests/test_lesson_claims.py")
@@ -117,10 +121,12 @@ def _grow(book: Path, size: int) -> None:
     for n, path in enumerate(order):
         following = order[n + 1] if n + 1 < len(order) else "notebooks/explore.py"
         page = docs / path
+        # the body's own "Next" link would name the old next lesson: the plugin adds one
+        text = BODY_NEXT.sub("", page.read_text(encoding="utf-8"))
         text, count = re.subn(
             r"^next: .*$",
             f"next: {following}",
-            page.read_text(encoding="utf-8"),
+            text,
             count=1,
             flags=re.MULTILINE,
         )
