@@ -13,7 +13,7 @@ not digits, so that the title holds no number to check; listed in the
 nav after the real ones, each ``next:`` pointing to the lesson after it and
 the last to the notebook; the body's own "Next" link is removed from every
 lesson, at every size, and the plugin adds one from ``next:``), and
-measures, one run each:
+measures (``--runs`` times, the sizes taking turns; medians):
 
 - cold build: ``mkdocs build --strict`` with an empty build cache;
 - warm rebuild: the same again, nothing changed (the cache filled);
@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -53,28 +54,42 @@ PER_PAGE_TESTS = ("docs", "tests/test_docs_examples.py", "tests/test_lesson_clai
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lessons", type=int, default=30, help="lessons in the grown book")
+    parser.add_argument("--runs", type=int, default=1, help="runs per size (median)")
     args = parser.parse_args()
 
     results: dict[int, tuple[float, float, float, str]] = {}
+    samples: dict[int, list[tuple[float, float, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="abh-scale-") as temp:
         work = Path(temp)
         real = len(_nav_lessons((ROOT / "mkdocs.yml").read_text(encoding="utf-8")))
-        for size in sorted({real, args.lessons}):
-            book = _copy(work / f"book-{size}")
-            _grow(book, size)
-            env = {**_environment(book), "ABH_CACHE_DIR": str(work / f"cache-{size}")}
-            cold = _timed_build(book, work / f"site-{size}-cold", env)
-            warm = _timed_build(book, work / f"site-{size}-warm", env)
-            tests, summary = _per_page_tests(book, env)
-            results[size] = (cold, warm, tests, summary)
-            print(
-                f"{size} lessons: cold build {cold:.2f} s, warm rebuild {warm:.2f} s, "
-                f"per-page tests {tests:.2f} s ({summary})",
-                flush=True,
-            )
+        sizes = sorted({real, args.lessons})
+        books = {}
+        for size in sizes:
+            books[size] = _copy(work / f"book-{size}")
+            _grow(books[size], size)
+        # the sizes take turns, so that a busy spell of the machine hits both alike
+        for run in range(args.runs):
+            for size in sizes:
+                book = books[size]
+                cache = work / f"cache-{size}-{run}"
+                env = {**_environment(book), "ABH_CACHE_DIR": str(cache)}
+                cold = _timed_build(book, work / f"site-{size}-{run}-cold", env)
+                warm = _timed_build(book, work / f"site-{size}-{run}-warm", env)
+                tests, summary = _per_page_tests(book, env)
+                samples.setdefault(size, []).append((cold, warm, tests))
+                results[size] = (0.0, 0.0, 0.0, summary)
+                print(
+                    f"run {run + 1}, {size} lessons: cold build {cold:.2f} s, warm rebuild "
+                    f"{warm:.2f} s, per-page tests {tests:.2f} s ({summary})",
+                    flush=True,
+                )
+        for size, runs in samples.items():
+            cold, warm, tests = (statistics.median(r[i] for r in runs) for i in range(3))
+            results[size] = (cold, warm, tests, results[size][3])
 
     sizes = sorted(results)
     print()
+    print(f"median of {args.runs} run(s)")
     print(f"{'lessons':>7}  {'cold build':>10}  {'warm build':>10}  {'per-page tests':>14}")
     for size in sizes:
         cold, warm, tests, _ = results[size]
