@@ -52,6 +52,10 @@ lock:  ## regenerate requirements/*.txt (the hashed locks) from requirements/*.i
 	    --output-file=$${src%.in}.txt $$src || exit 1; \
 	done
 
+# A full rebuild on every change, with the figures and the run notebook read
+# from the build cache (.cache/attention-by-hand/) unless src/ changed; not
+# --dirty, which strict: true refuses and which leaves the nav and search stale
+# (live reload is on by default).
 serve: $(STAMP)  ## build, serve at http://127.0.0.1:8000 and rebuild on every change
 	$(BIN)/mkdocs serve
 

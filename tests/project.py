@@ -22,7 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 #: Folders that are made, not written: never copied or linted.
 MADE = {".git", ".venv", "site", "site-offline", "node_modules", "__pycache__"}
-MADE |= {".pytest_cache", ".hypothesis", ".ruff_cache", ".mypy_cache"}
+MADE |= {".pytest_cache", ".hypothesis", ".ruff_cache", ".mypy_cache", ".cache"}
+#: The build cache the copies share with the project (see attention_by_hand/book/build_cache.py).
+SHARED_CACHE = ROOT / ".cache" / "attention-by-hand"
 #: What `mkdocs build` reads.
 BUILD_INPUTS = ("mkdocs.yml", "docs", "overrides", "src")
 
@@ -78,6 +80,8 @@ def run_in_copy(copy: Path, *args: str, timeout: float = 900) -> subprocess.Comp
         if key not in {"PYTEST_ADDOPTS", "OFFLINE", "PYTHONPATH"}
     }
     env.update(NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(copy / "src"))
+    # copies share the project's build cache: its keys cover what a test changes
+    env.setdefault("ABH_CACHE_DIR", str(SHARED_CACHE))
     return subprocess.run(
         [sys.executable, "-m", *args],
         cwd=copy,
@@ -166,6 +170,8 @@ def serve_copy(copy: Path, log: Path) -> Iterator[Server]:
         if key not in {"PYTEST_ADDOPTS", "OFFLINE", "PYTHONPATH"}
     }
     env.update(NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(copy / "src"))
+    # copies share the project's build cache: its keys cover what a test changes
+    env.setdefault("ABH_CACHE_DIR", str(SHARED_CACHE))
     with log.open("w", encoding="utf-8") as stderr:
         process = subprocess.Popen(
             [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],

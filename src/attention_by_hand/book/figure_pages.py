@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
+from attention_by_hand.book.build_cache import BuildCache, cache_key
 from attention_by_hand.book.fences import replace_outside_fences
 from attention_by_hand.book.markers import named_marker, unknown_name
 
@@ -36,6 +37,8 @@ FIGURE_LINE = named_marker("figure")
 SVG_WIDTH = re.compile(rb'<svg\b[^>]*?\bwidth="(?P<size>[\d.]+)(?P<unit>pt|px)?"')
 SVG_HEIGHT = re.compile(rb'<svg\b[^>]*?\bheight="(?P<size>[\d.]+)(?P<unit>pt|px)?"')
 REGISTRY_FILE = "attention_by_hand/book/registry.py"
+#: The build cache's folder for drawn figures.
+FIGURE_KIND = "figures"
 
 
 def svg_css_size(svg: bytes) -> tuple[int, int] | None:
@@ -55,9 +58,13 @@ def svg_css_size(svg: bytes) -> tuple[int, int] | None:
 
 
 def draw_figures(
-    figures: Mapping[str, FigureSpec], palettes: Sequence[str]
+    figures: Mapping[str, FigureSpec],
+    palettes: Sequence[str],
+    *,
+    cache: BuildCache | None = None,
+    context: str = "",
 ) -> tuple[dict[str, bytes], dict[str, tuple[int, int]]]:
-    """Draw every figure in every palette.
+    """Draw every figure in every palette, or read it from the build cache.
 
     Parameters
     ----------
@@ -65,6 +72,14 @@ def draw_figures(
         The registry.
     palettes : sequence of str
         The palette names, e.g. ``("light", "dark")``.
+    cache : BuildCache, optional
+        Where drawn figures are kept between builds
+        (:mod:`attention_by_hand.book.build_cache`); None draws every figure.
+    context : str
+        What else the drawings depend on, for the cache key: the digest of
+        the package source (which holds every figure's inputs and drawing
+        code) and the library versions. With the figure's name and palette
+        it names the cache entry.
 
     Returns
     -------
@@ -82,7 +97,7 @@ def draw_figures(
     sizes: dict[str, tuple[int, int]] = {}
     for spec in figures.values():
         for palette in palettes:
-            svg = spec.svg(palette)
+            svg = _drawn(spec, palette, cache, context)
             svgs[spec.path(palette)] = svg
             size = svg_css_size(svg)
             if size is None:
@@ -164,6 +179,18 @@ def figure_html(
         + "\n".join(images)
         + f"\n<figcaption>{caption} {' '.join(links)}</figcaption>\n</figure>\n"
     )
+
+
+def _drawn(spec: FigureSpec, palette: str, cache: BuildCache | None, context: str) -> bytes:
+    """The figure's SVG: from the cache if it holds it, else drawn (and kept there)."""
+    if cache is None:
+        return spec.svg(palette)
+    key = cache_key(FIGURE_KIND, context, spec.name, palette)
+    svg = cache.read(FIGURE_KIND, key, ".svg")
+    if svg is None:
+        svg = spec.svg(palette)
+        cache.write(FIGURE_KIND, key, ".svg", svg)
+    return svg
 
 
 def _css_px(size: re.Match[bytes]) -> int:

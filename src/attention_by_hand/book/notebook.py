@@ -4,6 +4,15 @@ The plugin ``mkdocs-jupyter`` turns ``docs/notebooks/*.py`` (jupytext percent
 format) into pages and runs them at build time; the book plugin finishes the
 job with the functions here.
 
+Run once per change, beside the rest of the build
+    The render (the notebook's execution and conversion) starts as soon as
+    the pages are known and runs while the other pages are built
+    (:func:`start_render`); it is kept in the build cache
+    (:mod:`attention_by_hand.book.build_cache`),
+    keyed on the notebook, the package source, the library versions and
+    mkdocs-jupyter's settings: an edit to the prose elsewhere does not run
+    it again; an edit under ``src/attention_by_hand/`` does.
+
 A failing cell
     stops the build (``allow_errors: false``) with a
     :class:`~mkdocs.exceptions.PluginError` that names the notebook, the
@@ -36,24 +45,33 @@ Nothing from a CDN, and a light page
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
+import json
 import posixpath
 import re
 from collections.abc import Callable
+from concurrent.futures import Executor, Future
 from fnmatch import fnmatch
-from typing import ParamSpec
+from types import SimpleNamespace
+from typing import Any, ParamSpec
 
 import jupytext
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
+from mkdocs.structure.pages import Page
+from mkdocs.structure.toc import AnchorLink, get_toc
 from nbclient.exceptions import CellExecutionError
 
+from attention_by_hand.book.build_cache import BuildCache
 from attention_by_hand.book.figure_pages import svg_css_size
 
 P = ParamSpec("P")
 
 #: Which files under docs/ are notebooks (the plugin's `include` says the same).
 NOTEBOOKS = "notebooks/*.py"
+#: The build cache's folder for executed notebooks (their rendered HTML).
+NOTEBOOK_KIND = "notebooks"
 #: The stylesheet the notebook page links instead of mkdocs-jupyter's CSS.
 STYLESHEET = "stylesheets/notebook.css"
 
@@ -123,6 +141,117 @@ def stop_on_failing_cell(render: Callable[P, None], page: str) -> Callable[P, No
             raise PluginError(cell_failure(page, error)) from None
 
     return render_or_stop
+
+
+def start_render(
+    render: Callable[[Any, Any, Any], None],
+    config: Any,
+    files: Any,
+    *,
+    cache: BuildCache | None,
+    key: str,
+    executor: Executor,
+) -> Future[dict[str, Any]]:
+    """Run the notebook now, beside the rest of the build, unless the cache holds its render.
+
+    The notebook runs in a kernel, another process: started while MkDocs
+    renders the other pages, it costs the build little of its wall time.
+    :func:`rendered_by` later puts the result on the page.
+
+    Parameters
+    ----------
+    render : callable
+        mkdocs-jupyter's render function of the notebook page, unbound: it
+        runs the notebook and sets ``content``, ``toc`` and ``title`` on the
+        object it is given as ``self``.
+    config, files
+        MkDocs' config and files, passed to `render`.
+    cache : BuildCache or None
+        The build cache; None renders every time.
+    key : str
+        The entry's key: a digest of everything that can change the render
+        (see :mod:`attention_by_hand.book.build_cache`).
+    executor : Executor
+        Where the render runs.
+
+    Returns
+    -------
+    Future of dict
+        The render: ``content`` (HTML), ``toc`` (MkDocs' TOC tokens) and
+        ``title``. A failing cell is its exception.
+    """
+    if cache is not None:
+        cached = _render_in(cache.read(NOTEBOOK_KIND, key, ".json"))
+        if cached is not None:
+            done: Future[dict[str, Any]] = Future()
+            done.set_result(cached)
+            return done
+    return executor.submit(_render_and_keep, render, config, files, cache, key)
+
+
+def rendered_by(job: Future[dict[str, Any]], page: Page) -> Callable[..., None]:
+    """A ``render`` method for `page` that waits for `job` (:func:`start_render`) and uses it."""
+
+    def render_from_job(*args: Any, **kwargs: Any) -> None:
+        result = job.result()  # a failing cell raises here, in the build's own thread
+        page.content = result["content"]
+        page.toc = get_toc(result["toc"])
+        if result["title"] is not None:
+            page.title = result["title"]
+
+    return render_from_job
+
+
+def _render_and_keep(
+    render: Callable[[Any, Any, Any], None],
+    config: Any,
+    files: Any,
+    cache: BuildCache | None,
+    key: str,
+) -> dict[str, Any]:
+    """Render the notebook and keep the result in the cache (under the entry's lock).
+
+    Two builds that miss the same entry at once run the notebook once: the
+    second waits for the lock and finds the entry.
+    """
+    with cache.lock(NOTEBOOK_KIND, key) if cache is not None else contextlib.nullcontext():
+        if cache is not None:
+            cached = _render_in(cache.read(NOTEBOOK_KIND, key, ".json", count=False))
+            if cached is not None:
+                return cached
+        holder = SimpleNamespace(content=None, toc=[], title=None)
+        render(holder, config, files)
+        result = {
+            "content": holder.content,
+            "toc": [_toc_token(link) for link in holder.toc],
+            "title": holder.title,
+        }
+        if cache is not None:
+            cache.write(NOTEBOOK_KIND, key, ".json", json.dumps(result).encode())
+        return result
+
+
+def _render_in(entry: bytes | None) -> dict[str, Any] | None:
+    """A cached render, or None if there is none (or it is unreadable)."""
+    if entry is None:
+        return None
+    try:
+        result = json.loads(entry)
+        if isinstance(result["content"], str) and isinstance(result["toc"], list):
+            return dict(result)
+    except (ValueError, KeyError, TypeError):
+        pass
+    return None
+
+
+def _toc_token(link: AnchorLink) -> dict[str, Any]:
+    """One entry of a table of contents as MkDocs' TOC token (what ``get_toc`` reads back)."""
+    return {
+        "level": link.level,
+        "id": link.id,
+        "name": link.title,
+        "children": [_toc_token(child) for child in link.children],
+    }
 
 
 def ipynb_uri(src_uri: str) -> str:

@@ -17,6 +17,7 @@ module is kept; a change to it needs a restart of ``mkdocs serve``.
 
 from __future__ import annotations
 
+import copy
 import importlib
 import logging
 import os
@@ -24,10 +25,11 @@ import posixpath
 import shutil
 import sys
 import tempfile
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
@@ -42,6 +44,7 @@ from mkdocs.utils import CountHandler, get_relative_url
 if TYPE_CHECKING:  # for annotations only: the plugin imports the libraries afresh per build
     from collections.abc import Callable
 
+    from attention_by_hand.book.build_cache import BuildCache
     from attention_by_hand.book.sources import Citations, Source
 
 PACKAGE = "attention_by_hand"
@@ -78,6 +81,7 @@ class Libraries:
     reproducible: ModuleType  # numbered notebook cell ids
     output: ModuleType  # ```output fences: what a block prints, shown under it
     csp: ModuleType  # the Content Security Policy of each page
+    build_cache: ModuleType  # drawn figures and the executed notebook, kept between builds
 
 
 def import_afresh() -> Libraries:
@@ -108,6 +112,10 @@ class BookPlugin(BasePlugin[BookConfig]):
         self.target: Path | None = None
         self.staging: Path | None = None
         self.warnings = CountHandler()
+        self.cache: BuildCache | None = None
+        self.source_digest = ""
+        self.notebook_runner: ThreadPoolExecutor | None = None
+        self.notebook_jobs: dict[str, Future[dict[str, Any]]] = {}
 
     # -- before the build -------------------------------------------------
 
@@ -125,6 +133,7 @@ class BookPlugin(BasePlugin[BookConfig]):
             config.repo_url, revision
         )
         self.restore_cell_ids = self.lib.reproducible.number_cell_ids()
+        self._open_cache(root)
         self._show_output_fences(config)
         if not self.serving:
             self._build_into_staging(config)
@@ -141,7 +150,13 @@ class BookPlugin(BasePlugin[BookConfig]):
                 self._check_source(file, config)
         # 2. every figure, in both palettes
         svgs, self.figure_sizes = lib.figure_pages.draw_figures(
-            lib.registry.FIGURES, lib.registry.PALETTE_NAMES
+            lib.registry.FIGURES,
+            lib.registry.PALETTE_NAMES,
+            cache=self.cache,
+            context=lib.build_cache.cache_key(
+                self.source_digest,
+                lib.build_cache.library_versions(lib.build_cache.FIGURE_LIBRARIES),
+            ),
         )
         for path, svg in svgs.items():
             files.append(File.generated(config, path, content=svg))
@@ -166,22 +181,34 @@ class BookPlugin(BasePlugin[BookConfig]):
         return files
 
     def on_nav(self, nav: Navigation, *, config: MkDocsConfig, files: Files) -> Navigation:
-        """Stop on a lesson the nav leaves out; note the reading order for the sources."""
+        """Stop on a lesson the nav leaves out; note the reading order; start the notebooks.
+
+        The notebooks the cache does not hold start running now, in the
+        background, while the other pages build.
+        """
         self.nav_order = [page.file.src_uri for page in nav.pages]
         for file in files.documentation_pages():
             uri = file.src_uri
             if self.lib.lessons.is_lesson(uri, self.config.lessons) and uri not in self.nav_order:
                 raise self.lib.lessons.not_in_nav_error(self._source_path(file, config), uri)
+        for page in nav.pages:
+            if self.lib.notebook.is_notebook(page.file):
+                self._start_notebook(page, config, files)
         return nav
 
     # -- each page ----------------------------------------------------------
 
     def on_pre_page(self, page: Page, *, config: MkDocsConfig, files: Files) -> Page:
-        """Make a failing notebook cell a short build error naming the notebook and the cell."""
-        if self.lib.notebook.is_notebook(page.file):
+        """The notebook page waits for its run (see on_nav); a failing cell, a short build error."""
+        notebook = self.lib.notebook
+        if notebook.is_notebook(page.file):
+            render = page.render
+            job = self.notebook_jobs.pop(page.file.src_uri, None)
+            if job is not None:
+                render = notebook.rendered_by(job, page)
             # a method replaced on one page object, as mkdocs-jupyter does itself
-            page.render = self.lib.notebook.stop_on_failing_cell(  # type: ignore[method-assign]
-                page.render, page.file.src_uri
+            page.render = notebook.stop_on_failing_cell(  # type: ignore[method-assign]
+                render, page.file.src_uri
             )
         return page
 
@@ -247,8 +274,10 @@ class BookPlugin(BasePlugin[BookConfig]):
 
     @event_priority(-100)  # after every other plugin has written its files
     def on_post_build(self, *, config: MkDocsConfig) -> None:
-        """Give nbformat its random ids back; move the finished site into place."""
+        """Give nbformat its random ids back; prune the cache; move the finished site into place."""
+        self._stop_notebooks()
         self._restore_cell_ids()
+        self._close_cache()
         logging.getLogger("mkdocs").removeHandler(self.warnings)
         if self.staging is None or self.target is None:
             return
@@ -263,6 +292,7 @@ class BookPlugin(BasePlugin[BookConfig]):
 
     def on_build_error(self, *, error: Exception) -> None:
         """Give nbformat its random ids back; throw away the half-written site."""
+        self._stop_notebooks()
         self._restore_cell_ids()
         logging.getLogger("mkdocs").removeHandler(self.warnings)
         if self.staging is not None:
@@ -286,6 +316,84 @@ class BookPlugin(BasePlugin[BookConfig]):
         self.warnings = CountHandler()
         self.warnings.setLevel(logging.WARNING)
         logging.getLogger("mkdocs").addHandler(self.warnings)
+
+    def _open_cache(self, root: str) -> None:
+        """The build cache (``.cache/attention-by-hand``, or ``$ABH_CACHE_DIR``), or None if off."""
+        build_cache = self.lib.build_cache
+        folder = build_cache.cache_folder(root)
+        self.cache = None if folder is None else build_cache.BuildCache(folder)
+        package = sys.modules[PACKAGE].__file__
+        if package is None:
+            raise PluginError(f"the package {PACKAGE} has no source folder to digest")
+        self.source_digest = build_cache.source_digest(Path(package).parent)
+
+    def _start_notebook(self, page: Page, config: MkDocsConfig, files: Files) -> None:
+        """Start running the notebook of `page` beside the build, or read it from the cache.
+
+        mkdocs-jupyter makes the page's render function in its ``on_pre_page``;
+        it is asked for it here, on a copy of the page, so that the notebook
+        runs while MkDocs renders the pages before it.
+        """
+        jupyter = config.plugins.get("mkdocs-jupyter")
+        if jupyter is None:
+            return
+        probe = copy.copy(page)
+        jupyter.on_pre_page(probe, config=config, files=files)
+        render = vars(probe).get("render")
+        function = getattr(render, "__func__", None)
+        if function is None:  # mkdocs-jupyter does not render this page
+            return
+        if self.notebook_runner is None:
+            self.notebook_runner = ThreadPoolExecutor(1, thread_name_prefix="abh-notebook")
+        self.notebook_jobs[page.file.src_uri] = self.lib.notebook.start_render(
+            function,
+            config,
+            files,
+            cache=self.cache,
+            key=self._notebook_key(page, config),
+            executor=self.notebook_runner,
+        )
+
+    def _stop_notebooks(self) -> None:
+        """Wait for a notebook still running (a build that failed elsewhere) and forget the jobs."""
+        self.notebook_jobs = {}
+        if self.notebook_runner is not None:
+            self.notebook_runner.shutdown(wait=True, cancel_futures=True)
+            self.notebook_runner = None
+
+    def _notebook_key(self, page: Page, config: MkDocsConfig) -> str:
+        """The cache key of a notebook's render: its source, the package, versions, settings."""
+        build_cache = self.lib.build_cache
+        jupyter = config.plugins.get("mkdocs-jupyter")
+        settings = {} if jupyter is None else dict(jupyter.config)
+        settings = {k: v for k, v in settings.items() if k not in {"cache", "cache_dir"}}
+        source = Path(page.file.abs_src_path or "").read_bytes()
+        return str(
+            build_cache.cache_key(
+                "notebook",
+                self.source_digest,
+                build_cache.library_versions(build_cache.NOTEBOOK_LIBRARIES),
+                repr(sorted(settings.items())),
+                page.file.src_uri,
+                source,
+            )
+        )
+
+    def _close_cache(self) -> None:
+        """Say what the cache saved; delete entries no recent build used."""
+        if self.cache is None:
+            return
+        cache, log = self.cache, logging.getLogger("mkdocs.plugins.book")
+        for kind in sorted(cache.hits.keys() | cache.misses.keys()):
+            log.info(
+                "build cache: %s %d from the cache, %d made (%s)",
+                kind,
+                cache.hits[kind],
+                cache.misses[kind],
+                cache.folder,
+            )
+            cache.prune(kind)
+        self.cache = None
 
     def _show_output_fences(self, config: MkDocsConfig) -> None:
         """Render ```output fences as shown output (see :mod:`attention_by_hand.book.output`)."""

@@ -1,0 +1,200 @@
+"""Cost per lesson: the book as it is, and grown to 30 lessons, built and tested.
+
+Run from the repository root (after ``make install``)::
+
+    .venv/bin/python benchmarks/scale.py               # 7 (the real book) and 30 lessons
+    .venv/bin/python benchmarks/scale.py --lessons 15  # another size
+
+For each size it copies the repository (``docs/``, ``src/``, ``overrides/``,
+``tests/``, ``mkdocs.yml``, ``pyproject.toml``, ``conftest.py``) into a
+temporary folder, adds copies of the real lessons until the book has that
+many (``lessons/copy-NN-<name>.md``, retitled "... (copy hb)" with letters,
+not digits, so that the title holds no number to check; listed in the
+nav after the real ones, each ``next:`` pointing to the lesson after it and
+the last to the notebook; the body's own "Next" link is removed from every
+lesson, at every size, and the plugin adds one from ``next:``), and
+measures (``--runs`` times, the sizes taking turns; medians):
+
+- cold build: ``mkdocs build --strict`` with an empty build cache;
+- warm rebuild: the same again, nothing changed (the cache filled);
+- the per-page tests: ``pytest docs tests/test_docs_examples.py
+  tests/test_lesson_claims.py`` (every page's examples under Sybil, the
+  fence guards, the number coverage and claims of every page).
+
+It prints each size's times and, between the smallest and the largest
+size, the cost of one added lesson. Timings are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench import _environment, _timed_build  # the benchmark's own helpers
+
+#: The nav entry of a lesson in mkdocs.yml.
+NAV_LESSON = re.compile(r"^(?P<indent> +)- (?P<path>lessons/[\w-]+\.md)\n", re.MULTILINE)
+#: A lesson body's own link to the next lesson, on a line of its own.
+BODY_NEXT = re.compile(r"^\[Next: [^\]]*\]\([^)]*\)(?:\{[^}]*\})?[ \t]*$", re.MULTILINE)
+COPIED = ("docs", "src", "overrides", "tests")
+COPIED_FILES = ("mkdocs.yml", "pyproject.toml", "conftest.py")
+PER_PAGE_TESTS = ("docs", "tests/test_docs_examples.py", "tests/test_lesson_claims.py")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lessons", type=int, default=30, help="lessons in the grown book")
+    parser.add_argument("--runs", type=int, default=1, help="runs per size (median)")
+    args = parser.parse_args()
+
+    results: dict[int, tuple[float, float, float, str]] = {}
+    samples: dict[int, list[tuple[float, float, float]]] = {}
+    with tempfile.TemporaryDirectory(prefix="abh-scale-") as temp:
+        work = Path(temp)
+        real = len(_nav_lessons((ROOT / "mkdocs.yml").read_text(encoding="utf-8")))
+        sizes = sorted({real, args.lessons})
+        books = {}
+        for size in sizes:
+            books[size] = _copy(work / f"book-{size}")
+            _grow(books[size], size)
+        # the sizes take turns, so that a busy spell of the machine hits both alike
+        for run in range(args.runs):
+            for size in sizes:
+                book = books[size]
+                cache = work / f"cache-{size}-{run}"
+                env = {**_environment(book), "ABH_CACHE_DIR": str(cache)}
+                cold = _timed_build(book, work / f"site-{size}-{run}-cold", env)
+                warm = _timed_build(book, work / f"site-{size}-{run}-warm", env)
+                tests, summary = _per_page_tests(book, env)
+                samples.setdefault(size, []).append((cold, warm, tests))
+                results[size] = (0.0, 0.0, 0.0, summary)
+                print(
+                    f"run {run + 1}, {size} lessons: cold build {cold:.2f} s, warm rebuild "
+                    f"{warm:.2f} s, per-page tests {tests:.2f} s ({summary})",
+                    flush=True,
+                )
+        for size, runs in samples.items():
+            cold, warm, tests = (statistics.median(r[i] for r in runs) for i in range(3))
+            results[size] = (cold, warm, tests, results[size][3])
+
+    sizes = sorted(results)
+    print()
+    print(f"median of {args.runs} run(s)")
+    print(f"{'lessons':>7}  {'cold build':>10}  {'warm build':>10}  {'per-page tests':>14}")
+    for size in sizes:
+        cold, warm, tests, _ = results[size]
+        print(f"{size:>7}  {cold:>8.2f} s  {warm:>8.2f} s  {tests:>12.2f} s")
+    if len(sizes) > 1:
+        small, large = sizes[0], sizes[-1]
+        added = large - small
+        per = [(results[large][i] - results[small][i]) / added for i in range(3)]
+        print(
+            f"{'each added lesson':>7}: cold build {per[0]:+.2f} s, warm build {per[1]:+.2f} s, "
+            f"per-page tests {per[2]:+.2f} s  ({small} -> {large} lessons)"
+        )
+
+
+def _copy(book: Path) -> Path:
+    for name in COPIED:
+        shutil.copytree(
+            ROOT / name, book / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info")
+        )
+    for name in COPIED_FILES:
+        shutil.copy(ROOT / name, book / name)
+    return book
+
+
+def _nav_lessons(config: str) -> list[str]:
+    return [match["path"] for match in NAV_LESSON.finditer(config)]
+
+
+def _grow(book: Path, size: int) -> None:
+    """Add copies of the real lessons until the book has `size`; chain them with next:."""
+    config_path = book / "mkdocs.yml"
+    config = config_path.read_text(encoding="utf-8")
+    real = _nav_lessons(config)
+    docs = book / "docs"
+    added = []
+    for n in range(len(real), size):
+        source = real[n % len(real)]
+        path = f"lessons/copy-{n + 1:02d}-{Path(source).stem}.md"
+        (docs / path).write_text(
+            _retitled((docs / source).read_text(encoding="utf-8"), f"(copy {_letters(n)})"),
+            encoding="utf-8",
+        )
+        added.append(path)
+    order = real + added
+    for n, path in enumerate(order):
+        following = order[n + 1] if n + 1 < len(order) else "notebooks/explore.py"
+        page = docs / path
+        # the body's own "Next" link would name the old next lesson: the plugin adds one
+        text = BODY_NEXT.sub("", page.read_text(encoding="utf-8"))
+        text, count = re.subn(
+            r"^next: .*$",
+            f"next: {following}",
+            text,
+            count=1,
+            flags=re.MULTILINE,
+        )
+        if count != 1:
+            sys.exit(f"scale: {path} has no next: line; update benchmarks/scale.py")
+        page.write_text(text, encoding="utf-8")
+    last = list(NAV_LESSON.finditer(config))[-1]
+    entries = "".join(f"{last['indent']}- {path}\n" for path in added)
+    config_path.write_text(config[: last.end()] + entries + config[last.end() :], encoding="utf-8")
+
+
+def _letters(n: int) -> str:
+    """``n`` as letters (0 -> a, 25 -> z, 26 -> ba): a title suffix with no number in it.
+
+    A number in a title is a number a reader sees, which the coverage check
+    would ask a claim for.
+    """
+    letters = ""
+    while True:
+        n, digit = divmod(n, 26)
+        letters = chr(ord("a") + digit) + letters
+        if n == 0:
+            return letters
+
+
+def _retitled(text: str, suffix: str) -> str:
+    """The lesson with " (copy NN)" after its title, in the front matter and the heading."""
+    match = re.search(r"^title: (?P<quote>\"?)(?P<title>.*?)(?P=quote)$", text, re.MULTILINE)
+    if match is None:
+        sys.exit("scale: a lesson has no title: line; update benchmarks/scale.py")
+    title = match["title"]
+    text = text.replace(match.group(), f'title: "{title} {suffix}"', 1)
+    return text.replace(f"\n# {title}\n", f"\n# {title} {suffix}\n", 1)
+
+
+def _per_page_tests(book: Path, env: dict[str, str]) -> tuple[float, str]:
+    start = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *PER_PAGE_TESTS],
+        cwd=book,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    seconds = time.perf_counter() - start
+    lines = [line for line in result.stdout.splitlines() if line.strip()]
+    summary = lines[-1].strip("= ") if lines else f"exit {result.returncode}"
+    if result.returncode != 0:
+        print(result.stdout[-4000:], file=sys.stderr)
+    return seconds, summary
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,192 @@
+"""The build cache: figures and the executed notebook are made again exactly when their inputs change.
+
+The end-to-end test builds a copy of the book three times with its own cache
+folder (``ABH_CACHE_DIR``) and reads the counts the book plugin logs after
+each build ("build cache: figures 20 from the cache, 0 made"): the first
+build makes everything, a build after a prose edit makes nothing, a build
+after an edit to ``core.py`` makes everything again. The other tests check
+the cache folder's behaviour on small inputs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from mkdocs.structure.toc import get_toc
+from nbclient.exceptions import CellExecutionError
+from project import copy_for_build, run_in_copy
+
+from attention_by_hand.book.build_cache import (
+    CACHE_ENV,
+    BuildCache,
+    cache_folder,
+    cache_key,
+    source_digest,
+)
+from attention_by_hand.book.notebook import rendered_by, start_render
+from attention_by_hand.book.registry import FIGURES, PALETTE_NAMES
+
+COUNTS = re.compile(r"build cache: (?P<kind>\w+) (?P<hits>\d+) from the cache, (?P<made>\d+) made")
+
+
+def _build(copy: Path, site: Path) -> dict[str, tuple[int, int]]:
+    """Build `copy` into `site`; each cache kind's (from the cache, made) as the plugin logs them."""
+    result = run_in_copy(copy, "mkdocs", "build", "--strict", "-d", str(site))
+    assert result.returncode == 0, result.stderr
+    counts = {m["kind"]: (int(m["hits"]), int(m["made"])) for m in COUNTS.finditer(result.stderr)}
+    assert counts, f"the build logged no cache counts:\n{result.stderr}"
+    return counts
+
+
+def test_prose_edit_reuses_everything_and_core_edit_makes_everything_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    copy = copy_for_build(tmp_path / "book")
+    drawings = len(FIGURES) * len(PALETTE_NAMES)
+
+    cold = _build(copy, tmp_path / "cold")
+    assert cold == {"figures": (0, drawings), "notebooks": (0, 1)}
+
+    index = copy / "docs/index.md"
+    index.write_text(
+        index.read_text(encoding="utf-8") + "\nA sentence edited for the cache test.\n"
+    )
+    prose = _build(copy, tmp_path / "prose")
+    assert prose == {"figures": (drawings, 0), "notebooks": (1, 0)}
+    assert "A sentence edited for the cache test." in (tmp_path / "prose/index.html").read_text(
+        encoding="utf-8"
+    )
+    # what came from the cache is byte for byte what the cold build made
+    for made in [
+        "notebooks/explore/index.html",
+        *sorted(FIGURES["causal-mask"].path(p) for p in PALETTE_NAMES),
+    ]:
+        assert (tmp_path / "prose" / made).read_bytes() == (tmp_path / "cold" / made).read_bytes()
+
+    core = copy / "src/attention_by_hand/core.py"
+    core.write_text(core.read_text(encoding="utf-8") + "\n# edited by the cache test\n")
+    changed = _build(copy, tmp_path / "core")
+    assert changed == {"figures": (0, drawings), "notebooks": (0, 1)}
+    assert len(list((tmp_path / "cache/notebooks").glob("*.json"))) == 2
+
+
+def test_the_folder_is_beside_mkdocs_yml_unless_the_environment_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(CACHE_ENV, raising=False)
+    assert cache_folder(tmp_path) == tmp_path.resolve() / ".cache" / "attention-by-hand"
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "shared"))
+    assert cache_folder("/elsewhere") == (tmp_path / "shared").resolve()
+    monkeypatch.setenv(CACHE_ENV, "off")
+    assert cache_folder(tmp_path) is None
+
+
+def test_an_entry_reads_back_and_counts_hits_and_misses(tmp_path: Path) -> None:
+    cache = BuildCache(tmp_path)
+    assert cache.read("figures", "k1", ".svg") is None
+    cache.write("figures", "k1", ".svg", b"<svg/>")
+    assert cache.read("figures", "k1", ".svg") == b"<svg/>"
+    assert (cache.hits["figures"], cache.misses["figures"]) == (1, 1)
+    # the write left no temporary file beside the entry
+    assert sorted(p.name for p in (tmp_path / "figures").iterdir()) == ["k1.svg"]
+
+
+def test_a_write_replaces_an_entry_whole(tmp_path: Path) -> None:
+    cache = BuildCache(tmp_path)
+    cache.write("notebooks", "k", ".json", b"x" * 100_000)
+    first = (tmp_path / "notebooks/k.json").stat().st_ino
+    cache.write("notebooks", "k", ".json", b"short")
+    # os.replace puts a new file in place: a reader holding the old one reads it whole
+    assert (tmp_path / "notebooks/k.json").stat().st_ino != first
+    assert cache.read("notebooks", "k", ".json") == b"short"
+
+
+def test_an_unwritable_folder_is_a_miss_not_an_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    cache = BuildCache(blocker)
+    cache.write("figures", "k", ".svg", b"<svg/>")
+    assert cache.read("figures", "k", ".svg") is None
+    with cache.lock("notebooks", "k"):
+        pass
+
+
+def test_prune_keeps_what_the_build_used_and_the_newest_others(tmp_path: Path) -> None:
+    writer = BuildCache(tmp_path)
+    for n in range(10):
+        writer.write("figures", f"old{n}", ".svg", b"<svg/>")
+        os.utime(tmp_path / f"figures/old{n}.svg", (1_000 + n, 1_000 + n))
+    build = BuildCache(tmp_path)
+    build.write("figures", "now", ".svg", b"<svg/>")
+    # one entry used: keep it and (3 - 1) x 1 = 2 others, the most recently used
+    deleted = build.prune("figures", keep_builds=3)
+    assert sorted(p.name for p in (tmp_path / "figures").iterdir()) == [
+        "now.svg",
+        "old8.svg",
+        "old9.svg",
+    ]
+    assert len(deleted) == 8
+
+
+def test_a_key_changes_with_any_part_and_with_the_package_source(tmp_path: Path) -> None:
+    assert cache_key("ab", "c") != cache_key("a", "bc")
+    assert cache_key("x", b"y") == cache_key("x", "y")
+    package = tmp_path / "package"
+    (package / "book").mkdir(parents=True)
+    (package / "core.py").write_text("x = 1\n")
+    (package / "book" / "figures.py").write_text("colour = 'red'\n")
+    before = source_digest(package)
+    (package / "book" / "figures.py").write_text("colour = 'blue'\n")
+    assert source_digest(package) != before
+    (package / "book" / "notes.txt").write_text("not Python")
+    (package / "book" / "figures.py").write_text("colour = 'red'\n")
+    assert source_digest(package) == before
+
+
+def _render_counting(calls: list[str]) -> Callable[[Any, Any, Any], None]:
+    """A stand-in for mkdocs-jupyter's render: sets content, toc and title, counts its runs."""
+
+    def render(page: Any, config: Any, files: Any) -> None:
+        calls.append("ran")
+        page.content = "<h1 id='t'>T</h1>"
+        page.toc = get_toc([{"level": 1, "id": "t", "name": "T", "children": []}])
+        page.title = "T"
+
+    return render
+
+
+def test_a_cached_notebook_render_is_not_run_again(tmp_path: Path) -> None:
+    cache, calls = BuildCache(tmp_path), []
+    with ThreadPoolExecutor(1) as runner:
+        for _ in range(2):
+            job = start_render(
+                _render_counting(calls), None, None, cache=cache, key="k", executor=runner
+            )
+            page = SimpleNamespace(content=None, toc=None, title=None)
+            rendered_by(job, page)()  # type: ignore[arg-type]
+            assert (page.content, page.title) == ("<h1 id='t'>T</h1>", "T")
+            assert [(link.id, link.title) for link in page.toc] == [("t", "T")]
+    assert calls == ["ran"]
+    assert (cache.hits["notebooks"], cache.misses["notebooks"]) == (1, 1)
+
+
+def test_a_failing_cell_reaches_the_page_and_nothing_is_cached(tmp_path: Path) -> None:
+    def failing(page: Any, config: Any, files: Any) -> None:
+        raise CellExecutionError("x\n----\nNameError", "NameError", "name 'x' is not defined")
+
+    cache = BuildCache(tmp_path)
+    with ThreadPoolExecutor(1) as runner:
+        job = start_render(failing, None, None, cache=cache, key="k", executor=runner)
+        page = SimpleNamespace(content=None, toc=None, title=None)
+        with pytest.raises(CellExecutionError) as failure:
+            rendered_by(job, page)()  # type: ignore[arg-type]
+    assert failure.value.evalue == "name 'x' is not defined"
+    assert not list(tmp_path.rglob("*.json"))
