@@ -14,9 +14,10 @@
 # %% [markdown]
 # # Explore attention yourself
 #
-# This notebook redoes the attention row of lesson 2 with the book's own
-# code, checks every number against the fractions worked out by hand, and
-# then lets you change the inputs and watch what follows.
+# This notebook redoes the attention row of the lesson "Read a tiny
+# attention matrix by hand" with the book's own code, checks every number
+# against the fractions worked out by hand, and then lets you change the
+# inputs and watch what follows.
 #
 # The page you are reading was produced by running the notebook when the
 # book was built. Each `assert` below compares the computed numbers with
@@ -93,7 +94,7 @@ def as_fractions(xs):
 
 
 # %% [markdown]
-# ## Lesson 2's row, by the book's code
+# ## The attention matrix lesson's row, by the book's code
 #
 # One query, three keys. The scores are already scaled: 0, ln 2 and ln 3.
 # The values are v0 = (1, 0), v1 = (0, 2) and v2 = (3, 1). Positions are
@@ -285,7 +286,7 @@ claim("mostly at key 0 in one head and at key 1", np.argmax(rows, axis=1))
 # %% [markdown]
 # ### One block of keys at a time
 #
-# `online_attention_steps` goes through the keys of lesson 2's row in
+# `online_attention_steps` goes through the keys of that same row in
 # blocks and carries three things per query: the running maximum of the
 # scores, the running sum of the exponentials measured from that maximum,
 # and the accumulator, the values weighted the same way. With blocks of 1
