@@ -36,7 +36,8 @@ issue 10:
   not torch"``, and the row says so;
 - Lighthouse 12.2.3 (``benchmarks/package.json``) on every page, default
   (mobile) settings, same gzip server: performance, accessibility, best
-  practices, SEO; goal 100 each.
+  practices, SEO; goal 100 each; with the median of each metric the
+  performance score is made of (FCP, LCP, TBT, speed index, CLS).
 
 Timings are printed, never asserted: tests/ holds no timing test.
 """
@@ -79,6 +80,15 @@ FAST_SUITE_SECONDS = 10.0
 #: The fast tier, when the Makefile has no test-fast target.
 FAST_MARKERS = "not build and not browser and not torch"
 LIGHTHOUSE_CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+#: The metrics the performance score is made of (simulated phone), as printed:
+#: audit id, column name, unit divisor, decimals.
+LIGHTHOUSE_METRICS = {
+    "first-contentful-paint": ("FCP s", 1000, 2),
+    "largest-contentful-paint": ("LCP s", 1000, 2),
+    "total-blocking-time": ("TBT ms", 1, 0),
+    "speed-index": ("SI s", 1000, 2),
+    "cumulative-layout-shift": ("CLS", 1, 3),
+}
 
 
 def main() -> None:
@@ -436,6 +446,10 @@ def _lighthouse(origin: str, pages: list[str], runs: int) -> dict[str, dict[str,
             )
             for name in LIGHTHOUSE_CATEGORIES
         }
+        metrics = {
+            audit: statistics.median(r["audits"][audit]["numericValue"] for r in reports)
+            for audit in LIGHTHOUSE_METRICS
+        }
         missed = set()
         for data in reports:
             for name in LIGHTHOUSE_CATEGORIES:
@@ -445,6 +459,7 @@ def _lighthouse(origin: str, pages: list[str], runs: int) -> dict[str, dict[str,
                         missed.add(ref["id"])
         results[page or "index"] = {
             "scores": scores,
+            "metrics": metrics,
             "missed": sorted(missed),
             "runs": len(reports),
         }
@@ -506,7 +521,8 @@ def _print_lighthouse(results: dict[str, dict[str, object]]) -> None:
     width = max(len(page) for page in results)
     title = "Lighthouse 12.2.3, mobile, median"
     width = max(width, len(title))
-    print(f"{title.ljust(width)}  " + "  ".join(names) + "  goal 100")
+    columns = [name for name, _, _ in LIGHTHOUSE_METRICS.values()]
+    print(f"{title.ljust(width)}  " + "  ".join(names) + "  goal 100  " + "  ".join(columns))
     for page, result in results.items():
         if "error" in result:
             print(f"{page.ljust(width)}  {result['error']}")
@@ -516,7 +532,11 @@ def _print_lighthouse(results: dict[str, dict[str, object]]) -> None:
             str(scores[c]).rjust(len(n)) for c, n in zip(LIGHTHOUSE_CATEGORIES, names, strict=True)
         )
         verdict = _verdict(all(value == 100 for value in scores.values()))
-        print(f"{page.ljust(width)}  {cells}  {verdict}")
+        measured = "  ".join(
+            f"{result['metrics'][audit] / divisor:.{decimals}f}".rjust(len(name))
+            for audit, (name, divisor, decimals) in LIGHTHOUSE_METRICS.items()
+        )
+        print(f"{page.ljust(width)}  {cells}  {verdict.ljust(8)}  {measured}")
         if result["missed"]:
             below = ", ".join(result["missed"])
             print(f"{''.ljust(width)}    audits below 1 in some run: {below}")
