@@ -15,11 +15,11 @@ from collections.abc import Iterable
 from mkdocs.exceptions import PluginError
 
 #: The kinds of marker, as pages write them.
-KINDS = ("figure", "demo", "sources")
+KINDS = ("figure", "demo", "stepper", "sources")
 
 #: A marker the build did not understand (a space in the name, upper case,
 #: text after it on the line) would otherwise reach the reader as literal text.
-LEFTOVER = re.compile(r"\[\[\s*(?:figure|demo|sources)\b[^\]\n]*\]\]", re.IGNORECASE)
+LEFTOVER = re.compile(r"\[\[\s*(?:figure|demo|stepper|sources)\b[^\]\n]*\]\]", re.IGNORECASE)
 #: ``<pre>`` and ``<code>`` elements: a marker shown as code is not a leftover.
 CODE = re.compile(r"<(pre|code)\b.*?</\1>", re.DOTALL)
 
@@ -69,6 +69,6 @@ def check_no_leftover(html_text: str, page: str) -> None:
     if leftover:
         raise PluginError(
             f"{page}: '{html.unescape(leftover.group())}' was not understood. Write "
-            f"[[figure: name]], [[demo: name]] or [[sources]] on a line of its own, in lower "
+            f"[[figure: name]], [[demo: name]], [[stepper: name]] or [[sources]] on a line of its own, in lower "
             f"case, with no space inside the name"
         )
