@@ -200,9 +200,7 @@ NO_JS = (
 )
 
 
-def stepper_rows(
-    steps: Sequence[OnlineStep], block_size: int
-) -> list[dict[str, Any]]:
+def stepper_rows(steps: Sequence[OnlineStep], block_size: int) -> list[dict[str, Any]]:
     """One row of the stepper's table per step: what the page shows.
 
     Parameters
