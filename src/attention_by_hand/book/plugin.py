@@ -205,7 +205,17 @@ class BookPlugin(BasePlugin[BookConfig]):
             page_urls=self.page_urls,
             nav_order=self.nav_order,
         )
-        markdown = lib.demo_html.replace_demo_markers(markdown, page=uri, demos=lib.demos.DEMOS)
+        markdown = lib.demo_html.replace_demo_markers(
+            markdown,
+            page=uri,
+            demos=lib.demos.DEMOS,
+            figure=lambda name: lib.figure_pages.figure_html(
+                lib.registry.FIGURES[name],
+                page_url=page.url,
+                palettes=lib.registry.PALETTE_NAMES,
+                size=self.figure_sizes[name],
+            ),
+        )
         markdown = lib.stepper_html.replace_stepper_markers(markdown, page=uri)
         inline = lib.quiz.inline_markdown(config.markdown_extensions, config.mdx_configs)
         return str(lib.quiz.replace_quizzes(markdown, page=uri, inline=inline))
