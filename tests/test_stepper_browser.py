@@ -265,3 +265,23 @@ def test_without_javascript_every_block_of_the_default_is_shown(browser, site_ur
     assert root.locator(".abh-stepper-buttons").is_hidden()
     assert root.locator("input[data-input]").first.get_attribute("readonly") is not None
     ctx.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_stepper_fits_320_px(browser, site_url, scheme: str):
+    ctx = browser.new_context(viewport={"width": 320, "height": 800}, color_scheme=scheme)
+    page = ctx.new_page()
+    page.goto(site_url + PAGE)
+    root = page.locator(".abh-stepper")
+    for _ in range(2):  # every row shown
+        root.get_by_role("button", name="Next block").click()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 320
+    box = root.bounding_box()
+    assert box is not None
+    assert box["x"] >= 0
+    assert box["x"] + box["width"] <= 320
+    for scroller in root.locator(".abh-scroll").all():
+        if scroller.evaluate("el => el.scrollWidth > el.clientWidth"):
+            # a box that scrolls can be reached by keyboard
+            assert scroller.get_attribute("tabindex") == "0" or scroller.locator("input").count()
+    ctx.close()
