@@ -93,9 +93,7 @@ def replace_demo_markers(
         seen[name] = seen.get(name, 0) + 1
         uid = f"demo-{name}" if seen[name] == 1 else f"demo-{name}-{seen[name]}"
         picture = spec.picture_figure
-        return render_demo(
-            spec, uid, figure_html=figure(picture) if figure and picture else None
-        )
+        return render_demo(spec, uid, figure_html=figure(picture) if figure and picture else None)
 
     return replace_outside_fences(DEMO_LINE, demo_html, markdown)
 
