@@ -442,6 +442,11 @@ def test_picture_draws_the_reference_output(context, site_url: str):
     # the build's figure gives way to the live picture
     assert root.locator(".abh-demo-picture img").count() == 0
     assert root.locator(".abh-demo-picture svg.abh-pic-vectors").count() == 1
+    # the picture is drawn while it is near the screen
+    box = root.locator(".abh-demo-picture")
+    box.scroll_into_view_if_needed()
+    root.locator('[data-input="q-0-0"]').fill("0.5")
+    page.wait_for_function("el => !el.hasAttribute('data-abh-stale')", arg=box.element_handle())
 
     cases = random_cases("mixture", seed=20261130)[:200]
     checked = 0
@@ -466,6 +471,8 @@ def test_picture_has_the_labels_of_the_build_time_figure(context, site_url: str,
     page = context.new_page()
     page.goto(site_url + DEMO_PAGES["mixture"])
     root = page.locator('.abh-demo[data-demo="mixture"]')
+    box = root.locator(".abh-demo-picture")
+    box.scroll_into_view_if_needed()
     picture = root.evaluate(READ_PICTURE)
     svg = (site_dir / "figures" / "demo-mixture-row-light.svg").read_text(encoding="utf-8")
     static = {t.strip() for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)}
@@ -483,5 +490,17 @@ def test_picture_has_the_labels_of_the_build_time_figure(context, site_url: str,
     assert f"ends at {default}" in vectors.get_attribute("aria-label")
     # q0 = (0, 0): equal weights 1/3, output ((2 + 0 + 1) / 3, (0 + 4 + 1) / 3)
     root.get_by_label("query 0, coordinate 1").fill("0")
+    box.scroll_into_view_if_needed()
+    page.wait_for_function("el => !el.hasAttribute('data-abh-stale')", arg=box.element_handle())
     assert "ends at (1.000, 1.667)" in vectors.get_attribute("aria-label")
+    # far from the screen a change marks the picture stale; near it again, it is redrawn
+    page.evaluate("window.scrollTo(0, 0)")
+    page.wait_for_timeout(200)
+    root.get_by_label("query 0, coordinate 1").fill("1")
+    page.evaluate("window.scrollTo(0, 0)")
+    assert box.get_attribute("data-abh-stale") == "true"
+    assert "ends at (1.000, 1.667)" in vectors.get_attribute("aria-label")
+    box.scroll_into_view_if_needed()
+    page.wait_for_function("el => !el.hasAttribute('data-abh-stale')", arg=box.element_handle())
+    assert f"ends at {default}" in vectors.get_attribute("aria-label")
     page.close()

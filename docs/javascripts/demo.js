@@ -348,6 +348,13 @@
 
     function drawPicture(r) {
       if (!picture) return;
+      /* Far from the screen, a change only marks the picture stale; it is
+       * drawn when it comes near (setUpPicture's observer). */
+      if (!picture.near()) {
+        picture.box.setAttribute("data-abh-stale", "true");
+        return;
+      }
+      picture.box.removeAttribute("data-abh-stale");
       var i = picture.query();
       var w = r.weights[i], keep = r.allowed[i], out = r.output[i];
       drawWeights(picture.weights, w, keep);
@@ -491,7 +498,18 @@
     choice.querySelectorAll("input[type=radio]").forEach(function (radio) {
       radio.addEventListener("change", redraw);
     });
+    /* Near the screen (within a screen's height) until the observer says
+     * otherwise; coming near, a stale picture is drawn. */
+    var near = true;
+    if ("IntersectionObserver" in window) {
+      new IntersectionObserver(function (entries) {
+        near = entries[entries.length - 1].isIntersecting;
+        if (near && box.hasAttribute("data-abh-stale")) redraw();
+      }, { rootMargin: "100% 0px" }).observe(box);
+    }
     return {
+      box: box,
+      near: function () { return near; },
       weights: weights,
       vectors: vectors,
       caption: caption,
