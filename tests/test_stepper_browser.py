@@ -285,3 +285,22 @@ def test_stepper_fits_320_px(browser, site_url, scheme: str):
             # a box that scrolls can be reached by keyboard
             assert scroller.get_attribute("tabindex") == "0" or scroller.locator("input").count()
     ctx.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [1200, 320])
+def test_axe_finds_no_violation_with_every_block_shown(browser, site_url, scheme: str, width: int):
+    """The page's axe check sees the stepper before its first block; this one after the last."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    ctx = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+    page = ctx.new_page()
+    page.goto(site_url + PAGE)
+    root = page.locator(".abh-stepper")
+    root.get_by_label("Block size (keys per block)").select_option("1")
+    for _ in range(3):
+        root.get_by_role("button", name="Next block").click()
+    assert root.locator("tr.abh-new-max").count() == 2
+    result = Axe().run(page)
+    ctx.close()
+    assert not result.response["violations"], result.generate_report()
