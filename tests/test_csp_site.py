@@ -5,7 +5,7 @@
   hash that this test computes itself (hashlib over the text between the
   tags, found with a regular expression of its own).
 - In Chromium, every page in both palettes, with the palette switched,
-  search used, a quiz answered, the demo changed and mark-as-read toggled,
+  search used, a quiz answered, the demo and the stepper changed and mark-as-read toggled,
   raises no ``securitypolicyviolation`` (tests/csp_spy.py; the ``file://``
   build is checked in tests/test_offline.py).
 - The policy works: a copy of the book with ``<img
@@ -137,6 +137,12 @@ def use_the_page(tab, relative: str) -> list[str]:
         demo.locator('[data-toggle="causal"]').click()
         demo.locator('[data-toggle="causal"]').click()
         done.append("demo")
+    stepper = tab.locator(".abh-stepper[data-abh-ready=true]").first
+    if stepper.count():
+        stepper.get_by_label("Block size (keys per block)").select_option("1")
+        stepper.get_by_role("button", name="Next block").click()
+        stepper.get_by_label("score of key 0").fill("ln 5")
+        done.append("stepper")
     question = tab.locator(".abh-quiz fieldset").first
     if question.count():
         question.locator("input").first.check()
@@ -181,7 +187,7 @@ def test_no_violation_on_any_page_while_reading(
                 found[relative] = violations(tab)
     finally:
         context.close()
-    assert done == {"palette", "demo", "quiz", "mark-as-read", "search"}
+    assert done == {"palette", "demo", "stepper", "quiz", "mark-as-read", "search"}
     assert not found, f"violations in the {palette} palette: {found}"
     assert not console, f"violations reported on the console: {console}"
 

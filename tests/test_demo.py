@@ -10,7 +10,11 @@ import re
 
 import pytest
 
-from attention_by_hand.book.demo_html import format_demo_number, render_demo
+from attention_by_hand.book.demo_html import (
+    format_demo_number,
+    render_demo,
+    replace_demo_markers,
+)
 from attention_by_hand.book.demos import DEMOS, DemoSpec
 from attention_by_hand.book.registry import FIGURES
 
@@ -132,3 +136,46 @@ def test_spec_rejects_a_padding_key_out_of_range():
             values=((1,), (2,)),
             padding_key=2,
         )
+
+
+def test_spec_rejects_a_picture_of_values_not_in_the_plane():
+    with pytest.raises(ValueError, match="each value needs 2 coordinates; got 1"):
+        DemoSpec(
+            name="x", title="x", queries=((1, 0),), keys=((1, 0),), values=((1,),), picture=True
+        )
+
+
+def test_picture_figure_draws_query_0_of_the_mixture_defaults():
+    """q0 = (1, 0): weights big, small, big as above; output (3 big, 4 small + big)."""
+    a = 1 / math.sqrt(2)
+    big, small = math.exp(a) / (2 * math.exp(a) + 1), 1 / (2 * math.exp(a) + 1)
+    svg = FIGURES["demo-mixture-row"].svg("light").decode()
+    texts = [t.strip() for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]
+    # 3 significant digits, as the figure prints a number that is no short fraction
+    assert f"output = ({3 * big:.3g}, {4 * small + big:.3g})" in texts
+    assert [f"{big:.3g}", f"{small:.3g}", f"{big:.3g}"] == [
+        t for t in texts if re.fullmatch(r"0\.\d+", t) and len(t) == 5
+    ]
+    for label in ("v0 = (2, 0)", "v1 = (0, 4)", "v2 = (1, 1)", "weights (sum 1)"):
+        assert label in texts
+    assert "(1.2, 1.19)" in FIGURES["demo-mixture-row"].alt
+
+
+def test_the_picture_figure_sits_inside_the_demo():
+    asked: list[str] = []
+
+    def figure(name: str) -> str:
+        asked.append(name)
+        return f'\n<figure class="abh-figure" id="figure-{name}">\n<img src="x.svg">\n</figure>\n'
+
+    page = "[[demo: mixture]]\n\n[[demo: causal]]\n"
+    html = replace_demo_markers(page, page="p.md", demos=DEMOS, figure=figure)
+    assert asked == ["demo-mixture-row"]  # the causal demo has no picture
+    mixture = html[: html.index('<div class="abh-demo" id="demo-causal"')]
+    assert 'id="figure-demo-mixture-row"' in mixture
+    assert mixture.index("abh-demo-picture") < mixture.index("abh-demo-status")
+    # without JavaScript, the choice of query is hidden: the figure shows query 0
+    assert '<fieldset class="abh-demo-picture-query" hidden>' in mixture
+    assert "\n\n" not in mixture.strip()
+    # without a figure callback (a page built by other tools), no picture section
+    assert "abh-demo-picture" not in replace_demo_markers(page, page="p.md", demos=DEMOS)

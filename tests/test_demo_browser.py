@@ -22,6 +22,7 @@ import pytest
 
 from attention_by_hand import attention_weights, scaled_dot_product_attention
 from attention_by_hand.book.demos import DEMOS
+from attention_by_hand.figures import _common_fractions, format_number
 
 MINUS = "\N{MINUS SIGN}"
 SHOWN = re.compile(rf"^{MINUS}?\d+\.\d{{3}}$")
@@ -333,3 +334,173 @@ def test_demo_fits_320_px_in_both_palettes(browser, site_url: str, scheme: str):
         )
         assert colours[1] != colours[2], f"{name} ({scheme}): the weight scale has no range"
     ctx.close()
+
+
+# ---------------------------------------------------------------------------
+# The live picture of lesson 1's demo
+# ---------------------------------------------------------------------------
+
+# Reads the picture as a reader would: the output point's pixel position and
+# the tick marks with their printed numbers, from which the test itself
+# works out the data coordinates.
+READ_PICTURE = """
+(root) => {
+  const svg = root.querySelector("svg.abh-pic-vectors");
+  const ticks = (axis) => [...svg.querySelectorAll(`g.abh-pic-tick[data-axis="${axis}"]`)]
+    .map((g) => {
+      const line = g.querySelector("line");
+      return [Number(line.getAttribute(axis === "x" ? "x1" : "y1")),
+              g.querySelector("text").textContent];
+    });
+  const point = svg.querySelector("circle.abh-pic-output-point");
+  const texts = (sel) => [...root.querySelectorAll(sel)].map((t) => t.textContent);
+  return {
+    x: ticks("x"),
+    y: ticks("y"),
+    point: [Number(point.getAttribute("cx")), Number(point.getAttribute("cy"))],
+    labels: texts("svg.abh-pic-vectors text:not(.abh-pic-tick-label)"),
+    bars: texts("svg.abh-pic-weights text.abh-pic-bar-label"),
+    weightTexts: texts("svg.abh-pic-weights text:not(.abh-pic-tick-label)"),
+  };
+}
+"""
+
+RUN_PICTURE_CASES = (
+    """
+([casesJson]) => {
+  const cases = JSON.parse(casesJson);
+  const root = document.querySelector('.abh-demo[data-demo="mixture"]');
+  const read = """
+    + READ_PICTURE
+    + """;
+  const set = (input, text) => {
+    if (input.value === text) return;
+    input.value = text;
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+  };
+  const out = [];
+  for (const c of cases) {
+    c.q.forEach((row, i) => row.forEach((x, j) =>
+      set(root.querySelector(`[data-input="q-${i}-${j}"]`), x)));
+    c.k.forEach((row, i) => row.forEach((x, j) =>
+      set(root.querySelector(`[data-input="k-${i}-${j}"]`), x)));
+    const box = root.querySelector('[data-toggle="causal"]');
+    if (box.checked !== c.toggles.causal) box.click();
+    const rows = [];
+    root.querySelectorAll(".abh-demo-picture-query input[type=radio]").forEach((radio) => {
+      radio.click();
+      rows.push(read(root));
+    });
+    out.push(rows);
+  }
+  return JSON.stringify(out);
+}
+"""
+)
+
+
+def data_coordinates(picture: dict) -> tuple[float, float]:
+    """The output point in data coordinates, read through the printed ticks."""
+
+    def axis(ticks: list, pixel: float) -> float:
+        (p0, t0), (p1, t1) = ticks[0], ticks[-1]
+        t0, t1 = (float(t.replace(MINUS, "-")) for t in (t0, t1))
+        return t0 + (pixel - p0) * (t1 - t0) / (p1 - p0)
+
+    assert len(picture["x"]) >= 2, picture
+    assert len(picture["y"]) >= 2, picture
+    return axis(picture["x"], picture["point"][0]), axis(picture["y"], picture["point"][1])
+
+
+def check_picture(picture: dict, q, k, v, keep: np.ndarray, query: int, where: str) -> None:
+    out = scaled_dot_product_attention(
+        np.asarray(q, dtype=float), np.asarray(k, dtype=float), v, allowed=keep
+    )[query]
+    w = attention_weights(np.asarray(q, dtype=float), np.asarray(k, dtype=float), allowed=keep)
+    x, y = data_coordinates(picture)
+    span = max(1.0, *np.abs(v).ravel())
+    label = f"{where}, query {query}: drawn at ({x}, {y}), reference {out}"
+    assert abs(x - out[0]) <= 1e-9 * span, label
+    assert abs(y - out[1]) <= 1e-9 * span, label
+    # the labels are the build-time figure's (figures.attention_row)
+    shown = f"({format_number(out[0])}, {format_number(out[1])})".replace("-", MINUS)
+    assert f"output = {shown}" in picture["labels"], label
+    fractions = _common_fractions(w[query])
+    expected_bars = [
+        text if ok else f"{text} (masked)" for text, ok in zip(fractions, keep[query], strict=True)
+    ]
+    assert picture["bars"] == [t.replace("-", MINUS) for t in expected_bars], label
+
+
+def test_picture_draws_the_reference_output(context, site_url: str):
+    spec = DEMOS["mixture"]
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(site_url + DEMO_PAGES["mixture"])
+    root = page.locator('.abh-demo[data-demo="mixture"]')
+    # the build's figure gives way to the live picture
+    assert root.locator(".abh-demo-picture img").count() == 0
+    assert root.locator(".abh-demo-picture svg.abh-pic-vectors").count() == 1
+    # the picture is drawn while it is near the screen
+    box = root.locator(".abh-demo-picture")
+    box.scroll_into_view_if_needed()
+    root.locator('[data-input="q-0-0"]').fill("0.5")
+    page.wait_for_function("el => !el.hasAttribute('data-abh-stale')", arg=box.element_handle())
+
+    cases = random_cases("mixture", seed=20261130)[:200]
+    checked = 0
+    for chunk in range(0, len(cases), 100):
+        batch = cases[chunk : chunk + 100]
+        results = json.loads(page.evaluate(RUN_PICTURE_CASES, [json.dumps(batch)]))
+        for n, (case, pictures) in enumerate(zip(batch, results, strict=True)):
+            q = [[float(x) for x in row] for row in case["q"]]
+            k = [[float(x) for x in row] for row in case["k"]]
+            keep = expected_allowed(3, 3, case["toggles"]["causal"], None)
+            assert len(pictures) == len(spec.queries)
+            for query, picture in enumerate(pictures):
+                where = f"case {chunk + n} ({case})"
+                check_picture(picture, q, k, np.asarray(spec.values, float), keep, query, where)
+                checked += 1
+    assert checked == 3 * len(cases)
+    assert errors == []
+    page.close()
+
+
+def test_picture_has_the_labels_of_the_build_time_figure(context, site_url: str, site_dir: Path):
+    page = context.new_page()
+    page.goto(site_url + DEMO_PAGES["mixture"])
+    root = page.locator('.abh-demo[data-demo="mixture"]')
+    box = root.locator(".abh-demo-picture")
+    box.scroll_into_view_if_needed()
+    picture = root.evaluate(READ_PICTURE)
+    svg = (site_dir / "figures" / "demo-mixture-row-light.svg").read_text(encoding="utf-8")
+    static = {t.strip() for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)}
+    static = {t.replace("&#215;", "×").replace("&#8722;", MINUS) for t in static}
+    live = picture["labels"] + picture["weightTexts"]
+    assert len(live) >= 12
+    missing = [t for t in live if t not in static]
+    assert not missing, f"live labels not in the build-time figure: {missing}; figure: {static}"
+    # the picture is an image with its numbers in words, and follows a change
+    vectors = root.locator("svg.abh-pic-vectors")
+    assert vectors.get_attribute("role") == "img"
+    # weights e^a, 1, e^a over 2 e^a + 1 with a = 1/sqrt(2): (3 e^a, 4 + e^a) / (2 e^a + 1)
+    e = math.exp(1 / math.sqrt(2))
+    default = f"({3 * e / (2 * e + 1):.3f}, {(4 + e) / (2 * e + 1):.3f})"
+    assert f"ends at {default}" in vectors.get_attribute("aria-label")
+    # q0 = (0, 0): equal weights 1/3, output ((2 + 0 + 1) / 3, (0 + 4 + 1) / 3)
+    root.get_by_label("query 0, coordinate 1").fill("0")
+    box.scroll_into_view_if_needed()
+    page.wait_for_function("el => !el.hasAttribute('data-abh-stale')", arg=box.element_handle())
+    assert "ends at (1.000, 1.667)" in vectors.get_attribute("aria-label")
+    # far from the screen a change marks the picture stale; near it again, it is redrawn
+    page.evaluate("window.scrollTo(0, 0)")
+    page.wait_for_timeout(200)
+    root.get_by_label("query 0, coordinate 1").fill("1")
+    page.evaluate("window.scrollTo(0, 0)")
+    assert box.get_attribute("data-abh-stale") == "true"
+    assert "ends at (1.000, 1.667)" in vectors.get_attribute("aria-label")
+    box.scroll_into_view_if_needed()
+    page.wait_for_function("el => !el.hasAttribute('data-abh-stale')", arg=box.element_handle())
+    assert f"ends at {default}" in vectors.get_attribute("aria-label")
+    page.close()

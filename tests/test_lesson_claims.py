@@ -156,6 +156,24 @@ def _demo_weights(name: str) -> dict[str, list[Any]]:
     }
 
 
+def _demo_row(name: str) -> dict[str, list[Any]]:
+    """Query 0's row of a demo with a picture: the weights, values and output of that row."""
+    from attention_by_hand.book.demos import DEMOS
+
+    spec = DEMOS[name]
+    q, k = np.asarray(spec.queries, dtype=float), np.asarray(spec.keys, dtype=float)
+    weights = attention_weights(q[:1], k, allowed=spec.allowed()[:1])[0]
+    values = np.asarray(spec.values, dtype=float)
+    n_k = len(weights)
+    keys: list[Any] = []
+    for j in range(n_k):
+        keys += [j, weights[j]]
+    return {
+        "alt": [0, 0, n_k - 1, *keys, *values.ravel(), *(weights @ values)],
+        "caption": [0, *q[0], *k.ravel(), spec.d_k, *values.ravel()],
+    }
+
+
 def _fraction_matrix(rows: Any) -> list[list[Fraction]]:
     return [[Fraction(int(x)) for x in row] for row in rows]
 
@@ -262,6 +280,8 @@ def _kv_cache_steps(inputs: dict[str, Any]) -> dict[str, list[Any]]:
 def _computed_caption_numbers(name: str, inputs: dict[str, Any]) -> dict[str, list[Any]]:
     if name.startswith("demo-") and name.endswith("-weights"):
         return _demo_weights(name.removeprefix("demo-").removesuffix("-weights"))
+    if name.startswith("demo-") and name.endswith("-row"):
+        return _demo_row(name.removeprefix("demo-").removesuffix("-row"))
     by_name = {
         "attention-row": _attention_row,
         "attention-row-masked": _attention_row,

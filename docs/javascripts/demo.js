@@ -122,6 +122,183 @@
     return "(" + values.map(format).join(", ") + ")";
   }
 
+  /* ---- the picture of one row ----------------------------------------
+   * The geometry and the labels of attention_by_hand.figures.attention_row
+   * (the build's figure demo-<name>-row), drawn as SVG elements: left, the
+   * weights as bars labelled like the figure; right, the values as dashed
+   * arrows from the origin, the weighted shares head to tail, the output
+   * arrow, and the same axis limits (the points' range, padded by a quarter,
+   * three quarters more on the right) at equal scale on both axes. Colours
+   * come from classes in interactive.css: no style attribute is written. */
+
+  var SVG_NS = "http://www.w3.org/2000/svg";
+
+  function svgEl(name, attrs, text) {
+    var node = document.createElementNS(SVG_NS, name);
+    Object.keys(attrs).forEach(function (key) { node.setAttribute(key, String(attrs[key])); });
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function figureNumber(x) {
+    return window.abhFormatNumber(x).replace(/-/g, MINUS);  /* book.js */
+  }
+
+  function pair(v) {
+    return "(" + figureNumber(v[0]) + ", " + figureNumber(v[1]) + ")";
+  }
+
+  /* figures._common_fractions: 1/6, 2/6, 3/6 over one denominator, if any. */
+  function commonFractions(w) {
+    for (var d = 1; d <= 12; d++) {
+      var ok = w.every(function (x) {
+        var c = x * d;
+        return Math.abs(c - Math.round(c)) <= 1e-9 + 1e-5 * Math.abs(Math.round(c));
+      });
+      if (ok) {
+        return w.map(function (x) {
+          var c = Math.round(x * d);
+          return c ? c + "/" + d : "0";
+        });
+      }
+    }
+    return w.map(figureNumber);
+  }
+
+  /* A tick step of 1, 2, 2.5 or 5 times a power of ten: about six ticks. */
+  function tickStep(range) {
+    var raw = range / 6;
+    var power = Math.pow(10, Math.floor(Math.log10(raw)));
+    var steps = [1, 2, 2.5, 5, 10];
+    for (var i = 0; i < steps.length; i++) if (steps[i] * power >= raw) return steps[i] * power;
+    return 10 * power;
+  }
+
+  /* An arrow from (x1, y1) to (x2, y2) in pixels: a line and a filled head. */
+  function arrow(group, x1, y1, x2, y2, cls) {
+    var dx = x2 - x1, dy = y2 - y1, len = Math.sqrt(dx * dx + dy * dy);
+    if (len < 1e-9) return;
+    var head = Math.min(8, len), ux = dx / len, uy = dy / len;
+    var bx = x2 - ux * head, by = y2 - uy * head;
+    group.appendChild(svgEl("line", { x1: x1, y1: y1, x2: bx, y2: by, "class": cls }));
+    group.appendChild(svgEl("polygon", {
+      points: [x2, y2, bx - uy * head * 0.4, by + ux * head * 0.4,
+        bx + uy * head * 0.4, by - ux * head * 0.4].join(" "),
+      "class": cls + "-head"
+    }));
+  }
+
+  function clear(svg) {
+    while (svg.firstChild) svg.removeChild(svg.firstChild);
+    svg.appendChild(svgEl("rect", {
+      x: 0, y: 0, width: "100%", height: "100%", "class": "abh-pic-background"
+    }));
+  }
+
+  function drawWeights(svg, w, keep) {
+    clear(svg);
+    var left = 54, right = 292, top = 30, bottom = 212, height = bottom - top;
+    var total = w.reduce(function (a, b) { return a + b; }, 0);
+    var labels = commonFractions(w);
+    svg.appendChild(svgEl("text", { x: (left + right) / 2, y: 17, "class": "abh-pic-title" },
+      "weights (sum " + figureNumber(total) + ")"));
+    svg.appendChild(svgEl("rect", { x: left, y: top, width: right - left, height: height, "class": "abh-pic-frame" }));
+    for (var t = 0; t <= 5; t++) {
+      var y = bottom - (t / 5) * height;
+      var tick = svgEl("g", { "class": "abh-pic-tick", "data-axis": "y" });
+      tick.appendChild(svgEl("line", { x1: left - 4, y1: y, x2: left, y2: y, "class": "abh-pic-tick-line" }));
+      tick.appendChild(svgEl("text", { x: left - 7, y: y + 4, "class": "abh-pic-tick-label abh-pic-end" },
+        (t / 5).toFixed(1)));
+      svg.appendChild(tick);
+    }
+    svg.appendChild(svgEl("text", {
+      x: 14, y: (top + bottom) / 2, transform: "rotate(-90 14 " + (top + bottom) / 2 + ")",
+      "class": "abh-pic-label"
+    }, "weight"));
+    var slot = (right - left) / w.length;
+    w.forEach(function (x, j) {
+      var cx = left + (j + 0.5) * slot;
+      var barTop = bottom - x * height;
+      svg.appendChild(svgEl("rect", {
+        x: cx - 0.3 * slot, y: barTop, width: 0.6 * slot, height: bottom - barTop,
+        "class": keep[j] ? "abh-pic-bar" : "abh-pic-bar abh-pic-masked"
+      }));
+      svg.appendChild(svgEl("text", { x: cx, y: bottom - (x + 0.02) * height - 2, "class": "abh-pic-bar-label" },
+        keep[j] ? labels[j] : labels[j] + " (masked)"));
+      svg.appendChild(svgEl("text", { x: cx, y: bottom + 16, "class": "abh-pic-label" }, "key " + j));
+    });
+  }
+
+  function drawVectors(svg, values, w, out) {
+    clear(svg);
+    var left = 46, right = 372, top = 30, bottom = 270;
+    /* the axis limits of attention_row */
+    var points = values.concat([out, [0, 0]]);
+    var lo = [Infinity, Infinity], hi = [-Infinity, -Infinity];
+    points.forEach(function (p) {
+      for (var c = 0; c < 2; c++) { lo[c] = Math.min(lo[c], p[c]); hi[c] = Math.max(hi[c], p[c]); }
+    });
+    var pad = 0.25 * Math.max(1, hi[0] - lo[0], hi[1] - lo[1]);
+    var xMin = lo[0] - pad, xMax = hi[0] + 3 * pad, yMin = lo[1] - pad, yMax = hi[1] + pad;
+    /* equal scale on both axes, the box centred in the space (aspect "equal", adjustable "box") */
+    var scale = Math.min((right - left) / (xMax - xMin), (bottom - top) / (yMax - yMin));
+    var bw = (xMax - xMin) * scale, bh = (yMax - yMin) * scale;
+    var bx = left + (right - left - bw) / 2, by = top + (bottom - top - bh) / 2;
+    var X = function (x) { return bx + (x - xMin) * scale; };
+    var Y = function (y) { return by + bh - (y - yMin) * scale; };
+
+    svg.appendChild(svgEl("text", { x: (left + right) / 2, y: 17, "class": "abh-pic-title" },
+      "values (dashed), weighted shares (solid), output"));
+    svg.appendChild(svgEl("rect", { x: bx, y: by, width: bw, height: bh, "class": "abh-pic-frame" }));
+    var step = tickStep(Math.max(xMax - xMin, yMax - yMin));
+    var ticks = function (min, max, axis) {
+      for (var n = Math.ceil(min / step - 1e-9); n * step <= max + 1e-9; n++) {
+        var t = n * step, tick = svgEl("g", { "class": "abh-pic-tick", "data-axis": axis });
+        var label = figureNumber(Math.round(t * 1e9) / 1e9);
+        if (axis === "x") {
+          tick.appendChild(svgEl("line", { x1: X(t), y1: by + bh, x2: X(t), y2: by + bh + 4, "class": "abh-pic-tick-line" }));
+          tick.appendChild(svgEl("text", { x: X(t), y: by + bh + 16, "class": "abh-pic-tick-label" }, label));
+        } else {
+          tick.appendChild(svgEl("line", { x1: bx - 4, y1: Y(t), x2: bx, y2: Y(t), "class": "abh-pic-tick-line" }));
+          tick.appendChild(svgEl("text", { x: bx - 7, y: Y(t) + 4, "class": "abh-pic-tick-label abh-pic-end" }, label));
+        }
+        svg.appendChild(tick);
+      }
+    };
+    ticks(xMin, xMax, "x");
+    ticks(yMin, yMax, "y");
+    svg.appendChild(svgEl("line", { x1: bx, y1: Y(0), x2: bx + bw, y2: Y(0), "class": "abh-pic-axis" }));
+    svg.appendChild(svgEl("line", { x1: X(0), y1: by, x2: X(0), y2: by + bh, "class": "abh-pic-axis" }));
+
+    var g = svgEl("g", {});
+    values.forEach(function (v, j) {
+      arrow(g, X(0), Y(0), X(v[0]), Y(v[1]), "abh-pic-value");
+      g.appendChild(svgEl("text", { x: X(v[0]) + 5, y: Y(v[1]) - 5, "class": "abh-pic-value-label" },
+        "v" + j + " = " + pair(v)));
+    });
+    var start = [0, 0];
+    values.forEach(function (v, j) {
+      if (w[j] === 0) return;
+      var end = [start[0] + w[j] * v[0], start[1] + w[j] * v[1]];
+      arrow(g, X(start[0]), Y(start[1]), X(end[0]), Y(end[1]), "abh-pic-share");
+      start = end;
+    });
+    arrow(g, X(0), Y(0), X(out[0]), Y(out[1]), "abh-pic-output");
+    g.appendChild(svgEl("circle", { cx: X(out[0]), cy: Y(out[1]), r: 3, "class": "abh-pic-output-point" }));
+    var lx = bx + 0.98 * bw, ly = by + (1 - 0.66) * bh;
+    g.appendChild(svgEl("line", { x1: lx - 40, y1: ly + 4, x2: X(out[0]), y2: Y(out[1]), "class": "abh-pic-leader" }));
+    g.appendChild(svgEl("text", { x: lx, y: ly, "class": "abh-pic-output-label abh-pic-end" },
+      "output = " + pair(out)));
+    svg.appendChild(g);
+
+    [["abh-pic-value", "value vector"], ["abh-pic-share", "weight \u00d7 value"],
+      ["abh-pic-output", "output"]].forEach(function (entry, i) {
+      var y = by + 8 + 15 * i;
+      svg.appendChild(svgEl("rect", { x: bx + bw - 116, y: y, width: 16, height: 8, "class": entry[0] + "-head" }));
+      svg.appendChild(svgEl("text", { x: bx + bw - 95, y: y + 8, "class": "abh-pic-legend" }, entry[1]));
+    });
+  }
+
   /* ---- one demo on the page ------------------------------------------- */
 
   function init(root) {
@@ -165,8 +342,38 @@
       announceTimer = window.setTimeout(function () { status.textContent = message; }, 400);
     }
 
+    /* The picture: the build's figure (what a reader without JavaScript
+     * sees) gives way to two SVGs drawn here, redrawn by every render(). */
+    var picture = setUpPicture(root, function () { drawPicture(compute(state)); });
+
+    function drawPicture(r) {
+      if (!picture) return;
+      /* Far from the screen, a change only marks the picture stale; it is
+       * drawn when it comes near (setUpPicture's observer). */
+      if (!picture.near()) {
+        picture.box.setAttribute("data-abh-stale", "true");
+        return;
+      }
+      picture.box.removeAttribute("data-abh-stale");
+      var i = picture.query();
+      var w = r.weights[i], keep = r.allowed[i], out = r.output[i];
+      drawWeights(picture.weights, w, keep);
+      drawVectors(picture.vectors, state.values, w, out);
+      picture.weights.setAttribute("aria-label", "Weights of query " + i + ": " +
+        w.map(function (x, j) {
+          return "key " + j + " " + (keep[j] ? format(x) : "0 (masked)");
+        }).join(", ") + "; sum " + format(r.sums[i]) + ".");
+      picture.vectors.setAttribute("aria-label", "Values " + state.values.map(function (v, j) {
+        return "v" + j + " = " + pair(v);
+      }).join(", ") + " as dashed arrows; the weighted shares of query " + i +
+        " laid head to tail; the output arrow ends at " + vectorText(out) + ".");
+      picture.caption.textContent = "The row of query " + i + " for the inputs above, " +
+        "redrawn with every change.";
+    }
+
     function render() {
       var r = compute(state);
+      drawPicture(r);
       for (var i = 0; i < r.dots.length; i++) {
         for (var j = 0; j < r.dots[i].length; j++) {
           var masked = !r.allowed[i][j];
@@ -262,6 +469,55 @@
     masks.parentNode.insertBefore(reset, masks.nextSibling);
 
     render();
+  }
+
+  /* Replace the build's figure of the picture by two live SVGs; null if
+   * the demo has no picture. `redraw` runs when the reader picks a query. */
+  function setUpPicture(root, redraw) {
+    var box = root.querySelector(".abh-demo-picture");
+    if (!box) return null;
+    var figure = box.querySelector("figure");
+    figure.querySelectorAll("img, a.abh-full-size").forEach(function (node) { node.remove(); });
+    var live = document.createElement("div");
+    live.className = "abh-pic";
+    var make = function (cls, width, height) {
+      var svg = svgEl("svg", {
+        "class": cls, viewBox: "0 0 " + width + " " + height, width: width, height: height,
+        role: "img"
+      });
+      live.appendChild(svg);
+      return svg;
+    };
+    var weights = make("abh-pic-weights", 300, 236);
+    var vectors = make("abh-pic-vectors", 380, 290);
+    var caption = figure.querySelector("figcaption");
+    figure.insertBefore(live, caption);
+    figure.classList.add("abh-figure-live");
+    var choice = box.querySelector(".abh-demo-picture-query");
+    choice.hidden = false;
+    choice.querySelectorAll("input[type=radio]").forEach(function (radio) {
+      radio.addEventListener("change", redraw);
+    });
+    /* Near the screen (within a screen's height) until the observer says
+     * otherwise; coming near, a stale picture is drawn. */
+    var near = true;
+    if ("IntersectionObserver" in window) {
+      new IntersectionObserver(function (entries) {
+        near = entries[entries.length - 1].isIntersecting;
+        if (near && box.hasAttribute("data-abh-stale")) redraw();
+      }, { rootMargin: "100% 0px" }).observe(box);
+    }
+    return {
+      box: box,
+      near: function () { return near; },
+      weights: weights,
+      vectors: vectors,
+      caption: caption,
+      query: function () {
+        var checked = choice.querySelector("input[type=radio]:checked");
+        return checked ? Number(checked.value) : 0;
+      }
+    };
   }
 
   function start() {

@@ -55,7 +55,13 @@ NO_JS = (
 )
 
 
-def replace_demo_markers(markdown: str, *, page: str, demos: Mapping[str, DemoSpec]) -> str:
+def replace_demo_markers(
+    markdown: str,
+    *,
+    page: str,
+    demos: Mapping[str, DemoSpec],
+    figure: Callable[[str], str] | None = None,
+) -> str:
     """Replace each ``[[demo: name]]`` line of a page with the demo's HTML.
 
     Parameters
@@ -66,6 +72,11 @@ def replace_demo_markers(markdown: str, *, page: str, demos: Mapping[str, DemoSp
         The page's path under ``docs/``, for messages.
     demos : mapping of str to DemoSpec
         The registry of demos (:data:`attention_by_hand.book.demos.DEMOS`).
+    figure : callable, optional
+        The HTML of a build-time figure from its name
+        (:func:`attention_by_hand.book.figure_pages.figure_html` for this
+        page). A demo with a picture shows its figure with it, as what a
+        reader without JavaScript sees; without `figure`, it has none.
 
     Raises
     ------
@@ -81,7 +92,8 @@ def replace_demo_markers(markdown: str, *, page: str, demos: Mapping[str, DemoSp
             raise unknown_name(page, "demo", name, demos, REGISTRY_FILE)
         seen[name] = seen.get(name, 0) + 1
         uid = f"demo-{name}" if seen[name] == 1 else f"demo-{name}-{seen[name]}"
-        return render_demo(spec, uid)
+        picture = spec.picture_figure
+        return render_demo(spec, uid, figure_html=figure(picture) if figure and picture else None)
 
     return replace_outside_fences(DEMO_LINE, demo_html, markdown)
 
@@ -91,7 +103,7 @@ def replace_demo_markers(markdown: str, *, page: str, demos: Mapping[str, DemoSp
 # ---------------------------------------------------------------------------
 
 
-def render_demo(spec: DemoSpec, uid: str) -> str:
+def render_demo(spec: DemoSpec, uid: str, *, figure_html: str | None = None) -> str:
     """The demo's HTML for its default inputs: one raw HTML block, no blank line.
 
     Parameters
@@ -101,6 +113,9 @@ def render_demo(spec: DemoSpec, uid: str) -> str:
     uid : str
         The element id of the demo, unique on its page; every id inside
         starts with it.
+    figure_html : str, optional
+        The build-time figure of the demo's picture (query 0's row for the
+        stated inputs); ``demo.js`` draws the picture live in its place.
 
     Returns
     -------
@@ -126,10 +141,11 @@ def render_demo(spec: DemoSpec, uid: str) -> str:
         _masks_html(spec, uid, n_q),
         _inputs_html(spec, uid),
         _results_html(spec, result, uid),
+        _picture_html(spec, uid, figure_html) if figure_html else "",
         f'<p class="abh-demo-status" id="{uid}-status" role="status" aria-live="polite"></p>',
         "</div>",
     ]
-    return "\n\n" + "\n".join(parts) + "\n\n"
+    return "\n\n" + "\n".join(part for part in parts if part) + "\n\n"
 
 
 def _masks_html(spec: DemoSpec, uid: str, n_q: int) -> str:
@@ -278,6 +294,25 @@ def _results_html(spec: DemoSpec, r: DemoResult, uid: str) -> str:
         out_rows,
     )
     return f'<div class="abh-demo-results">{dots}{scores}{weights}{legend}{output}</div>'
+
+
+def _picture_html(spec: DemoSpec, uid: str, figure_html: str) -> str:
+    """The picture of one query's row: the build's figure, and a choice of query for the script."""
+    radios = "".join(
+        f'<span class="abh-demo-toggle"><input type="radio" name="{uid}-picture" '
+        f'id="{uid}-picture-{i}" value="{i}"{" checked" if i == 0 else ""}> '
+        f'<label for="{uid}-picture-{i}">query {i}</label></span>'
+        for i in range(len(spec.queries))
+    )
+    return (
+        '<div class="abh-demo-picture">'
+        f'<p class="abh-table-title" id="{uid}-picture-title">5. One row as a picture: the '
+        "weights, the values (dashed), their weighted shares head to tail (solid) and the "
+        "output</p>"
+        f'<fieldset class="abh-demo-picture-query" hidden><legend>Draw the row of</legend>'
+        f"{radios}</fieldset>"
+        f"{figure_html.strip()}</div>"
+    )
 
 
 def _table(

@@ -77,6 +77,11 @@ class DemoSpec:
         None for no padding toggle.
     padding : bool
         Whether that key is marked as padding by default.
+    picture : bool
+        Whether the demo draws one query's row as a picture (its weights, the
+        values and their weighted shares head to tail, and the output): the
+        build draws it for query 0 as the figure ``demo-<name>-row``, and the
+        page's script redraws it with every change. Needs values of length 2.
     """
 
     name: str
@@ -87,6 +92,7 @@ class DemoSpec:
     causal: bool = False
     padding_key: int | None = None
     padding: bool = False
+    picture: bool = False
 
     def __post_init__(self) -> None:
         q, k, v = (np.asarray(a, dtype=float) for a in (self.queries, self.keys, self.values))
@@ -106,9 +112,19 @@ class DemoSpec:
             )
         if self.padding and self.padding_key is None:
             raise ValueError(f"demo {self.name!r}: padding=True needs a padding_key")
+        if self.picture and v.shape[1] != 2:
+            raise ValueError(
+                f"demo {self.name!r}: picture=True draws values in the plane, so each value "
+                f"needs 2 coordinates; got {v.shape[1]}"
+            )
         for a in (q, k, v):
             if not np.all(a * 2 == np.round(a * 2)):
                 raise ValueError(f"demo {self.name!r}: inputs must be integers or halves; got {a}")
+
+    @property
+    def picture_figure(self) -> str | None:
+        """The name of the build-time figure of the demo's picture, or None."""
+        return f"demo-{self.name}-row" if self.picture else None
 
     @property
     def d_k(self) -> int:
@@ -189,6 +205,7 @@ _SPECS = (
         keys=((1, 0), (0, 1), (1, 1)),
         values=((2, 0), (0, 4), (1, 1)),
         causal=False,
+        picture=True,
     ),
     DemoSpec(
         name="causal",

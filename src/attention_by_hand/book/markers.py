@@ -17,15 +17,14 @@ from mkdocs.exceptions import PluginError
 from attention_by_hand.book.fences import split_fences
 
 #: The kinds of marker, as pages write them.
-KINDS = ("figure", "demo", "sources")
+KINDS = ("figure", "demo", "stepper", "sources")
 
 #: A marker the build did not understand (a space in the name, upper case,
 #: text after it on the line) would otherwise reach the reader as literal text.
-LEFTOVER = re.compile(r"\[\[\s*(?:figure|demo|sources)\b[^\]\n]*\]\]", re.IGNORECASE)
+_ANY_KIND = "|".join(KINDS)
+LEFTOVER = re.compile(rf"\[\[\s*(?:{_ANY_KIND})\b[^\]\n]*\]\]", re.IGNORECASE)
 #: A marker with white space before it on its line: no pattern below matches it.
-INDENTED = re.compile(
-    r"^[ \t]+(?P<marker>\[\[\s*(?:figure|demo|sources)\b[^\]\n]*\]\])", re.IGNORECASE
-)
+INDENTED = re.compile(rf"^[ \t]+(?P<marker>\[\[\s*(?:{_ANY_KIND})\b[^\]\n]*\]\])", re.IGNORECASE)
 #: ``<pre>`` and ``<code>`` elements: a marker shown as code is not a leftover.
 CODE = re.compile(r"<(pre|code)\b.*?</\1>", re.DOTALL)
 
@@ -75,8 +74,8 @@ def check_no_leftover(html_text: str, page: str) -> None:
     if leftover:
         raise PluginError(
             f"{page}: '{html.unescape(leftover.group())}' was not understood. Write "
-            f"[[figure: name]], [[demo: name]] or [[sources]] on a line of its own, in lower "
-            f"case, with no space inside the name"
+            f"[[figure: name]], [[demo: name]], [[stepper: name]] or [[sources]] on a line of "
+            f"its own, in lower case, with no space inside the name"
         )
 
 

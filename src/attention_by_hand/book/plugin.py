@@ -70,6 +70,7 @@ class Libraries:
     demos: ModuleType  # the demos: name -> stated inputs
     figure_pages: ModuleType  # figures drawn into the site, [[figure: name]] as HTML
     demo_html: ModuleType  # [[demo: name]] as HTML
+    stepper_html: ModuleType  # [[stepper: name]] as HTML: the online softmax stepper
     quiz: ModuleType  # ```quiz blocks as HTML
     sources: ModuleType  # the record of sources, [[sources]] as HTML
     lessons: ModuleType  # the lesson template check, the "Next" link, the source revision
@@ -236,7 +237,18 @@ class BookPlugin(BasePlugin[BookConfig]):
             page_urls=self.page_urls,
             nav_order=self.nav_order,
         )
-        markdown = lib.demo_html.replace_demo_markers(markdown, page=uri, demos=lib.demos.DEMOS)
+        markdown = lib.demo_html.replace_demo_markers(
+            markdown,
+            page=uri,
+            demos=lib.demos.DEMOS,
+            figure=lambda name: lib.figure_pages.figure_html(
+                lib.registry.FIGURES[name],
+                page_url=page.url,
+                palettes=lib.registry.PALETTE_NAMES,
+                size=self.figure_sizes[name],
+            ),
+        )
+        markdown = lib.stepper_html.replace_stepper_markers(markdown, page=uri)
         inline = lib.quiz.inline_markdown(config.markdown_extensions, config.mdx_configs)
         return str(lib.quiz.replace_quizzes(markdown, page=uri, inline=inline))
 

@@ -171,7 +171,47 @@ def _demo_weights_figure(demo: str) -> FigureSpec:
     )
 
 
-_SPECS = (*_SPECS, *(_demo_weights_figure(name) for name in DEMOS))
+def _demo_row_figure(demo: str) -> FigureSpec:
+    """Query 0's row of an interactive demo, as the demo's picture draws it live."""
+    spec = DEMOS[demo]
+    result = spec.result()
+    weights, keep, out = result.weights[0], result.allowed[0], result.output[0]
+    shares = ", ".join(
+        f"key {j}: {w:.3f}" if ok else f"key {j}: 0 (masked)"
+        for j, (w, ok) in enumerate(zip(weights, keep, strict=True))
+    )
+    point = ", ".join(figures.format_number(x) for x in out)
+    return FigureSpec(
+        name=f"demo-{demo}-row",
+        draw=figures.attention_row,
+        inputs={"scores": result.scores[0], "values": spec.values, "allowed": keep},
+        alt=(
+            f"Left, bars for the weights of query 0 over keys 0 to {len(weights) - 1} "
+            f"({shares}). Right, the values {_demo_vectors(spec.values, 'v')} as dashed arrows, "
+            f"their weighted shares laid head to tail, and the output arrow ending at "
+            f"({point})."
+        ),
+        caption=(
+            f"Query 0's row in the demo, for its stated inputs: q0 = "
+            f"({', '.join(figures.format_number(x) for x in spec.queries[0])}) against the keys "
+            f"{_demo_vectors(spec.keys, 'k')}, d_k = {spec.d_k}; values "
+            f"{_demo_vectors(spec.values, 'v')}."
+        ),
+    )
+
+
+def _demo_vectors(rows: tuple[tuple[float, ...], ...], letter: str) -> str:
+    return ", ".join(
+        f"{letter}{i} = ({', '.join(figures.format_number(x) for x in row)})"
+        for i, row in enumerate(rows)
+    )
+
+
+_SPECS = (
+    *_SPECS,
+    *(_demo_weights_figure(name) for name in DEMOS),
+    *(_demo_row_figure(name) for name, spec in DEMOS.items() if spec.picture),
+)
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,325 @@
+/* Attention by Hand: the online softmax stepper of lesson 6.
+ *
+ * The build (attention_by_hand/book/stepper_html.py) renders the stepper with
+ * every block's state for the default block size, computed by the Python
+ * reference (attention_by_hand.online_attention_steps), and puts the inputs
+ * in a <script type="application/json" class="abh-stepper-data">. This script
+ * makes that markup live: the reader chooses the block size, steps through
+ * the blocks, and may change the scores and the values. Nothing is stored
+ * and nothing is sent.
+ *
+ * The maths is the reference's (attention_by_hand.online), for one query:
+ *   m = -Infinity, l = 0, a = 0
+ *   for each block B:  m' = max(m, max of the block's scores)
+ *                      f  = exp(m - m')            (0 for the first block)
+ *                      l  = f * l + sum over B of exp(s_j - m')
+ *                      a  = f * a + sum over B of exp(s_j - m') * v_j
+ *                      m  = m'
+ *   output = a / l
+ *
+ * Every number cell keeps its unrounded value in data-value (String(x)).
+ */
+(function () {
+  "use strict";
+
+  var MINUS = "\u2212";
+  /* A score as the page writes it: a number, or "ln" and a positive number
+   * (SCORE_TEXT in stepper_html.py). */
+  var SCORE_TEXT = /^\s*(?:([-\u2212]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)|ln\s*\(?\s*((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*\)?)\s*$/;
+
+  /* The score of a text, or null when the text is not one (parse_score). */
+  function parseScore(text, limit) {
+    var match = SCORE_TEXT.exec(text);
+    if (!match) return null;
+    var score;
+    if (match[2] !== undefined) {
+      var inside = Number(match[2]);
+      if (!(inside > 0)) return null;
+      score = Math.log(inside);
+    } else {
+      score = Number(match[1].replace(MINUS, "-"));
+    }
+    return Math.abs(score) <= limit ? score : null;
+  }
+
+  /* ---- the maths ------------------------------------------------------ */
+
+  /* The state after each block: what stepper_rows() returns in Python. */
+  function onlineRows(scores, values, blockSize) {
+    var n = scores.length, dV = values[0].length;
+    var m = -Infinity, total = 0, acc = [];
+    for (var c = 0; c < dV; c++) acc.push(0);
+    var rows = [];
+    for (var start = 0; start < n; start += blockSize) {
+      var stop = Math.min(start + blockSize, n);
+      var blockMax = -Infinity;
+      for (var j = start; j < stop; j++) if (scores[j] > blockMax) blockMax = scores[j];
+      var newM = Math.max(m, blockMax);
+      var factor = Math.exp(m - newM);  /* 0 while m is -Infinity */
+      var blockSum = 0, blockAcc = [];
+      for (c = 0; c < dV; c++) blockAcc.push(0);
+      for (j = start; j < stop; j++) {
+        var p = Math.exp(scores[j] - newM);
+        blockSum += p;
+        for (c = 0; c < dV; c++) blockAcc[c] += p * values[j][c];
+      }
+      total = factor * total + blockSum;
+      for (c = 0; c < dV; c++) acc[c] = factor * acc[c] + blockAcc[c];
+      rows.push({
+        first: start,
+        last: stop - 1,
+        max: newM,
+        factor: start === 0 ? null : factor,
+        newMax: start > 0 && newM > m,
+        sum: total,
+        acc: acc.slice(),
+        out: acc.map(function (x) { return x / total; })
+      });
+      m = newM;
+    }
+    return rows;
+  }
+
+  /* The softmax of the whole row at once, mixing the values. */
+  function fullSoftmax(scores, values) {
+    var top = Math.max.apply(null, scores);
+    var e = scores.map(function (s) { return Math.exp(s - top); });
+    var total = e.reduce(function (a, b) { return a + b; }, 0);
+    return values[0].map(function (_, c) {
+      var out = 0;
+      for (var j = 0; j < e.length; j++) out += (e[j] / total) * values[j][c];
+      return out;
+    });
+  }
+
+  /* ---- showing numbers ------------------------------------------------ */
+
+  function show(x) {
+    return window.abhFormatNumber(x).replace(/-/g, MINUS);  /* book.js */
+  }
+
+  function num(name, value) {
+    return '<td class="abh-num" data-cell="' + name + '" data-value="' + String(value) + '">' +
+      '<span class="abh-n">' + show(value) + "</span></td>";
+  }
+
+  function vectorSpan(name, values) {
+    return "(" + values.map(function (x, c) {
+      return '<span class="abh-n" data-cell="' + name + "-" + c + '" data-value="' + String(x) +
+        '">' + show(x) + "</span>";
+    }).join(", ") + ")";
+  }
+
+  /* One block's row, exactly as stepper_html.py's _row_html writes it. */
+  function rowHtml(b, row) {
+    var keys = row.first === row.last ? String(row.first) : row.first + " to " + row.last;
+    var factor;
+    if (row.factor === null) {
+      factor = '<td data-cell="factor-' + b + '" data-value="">none (first block)</td>';
+    } else {
+      factor = '<td class="abh-num" data-cell="factor-' + b + '" data-value="' +
+        String(row.factor) + '"><span class="abh-n">' + show(row.factor) + "</span>" +
+        (row.newMax ? ' <span class="abh-tag">new maximum</span>' : "") + "</td>";
+    }
+    return "<tr data-block=\"" + b + "\"" + (row.newMax ? ' class="abh-new-max"' : "") + ">" +
+      '<th scope="row">' + b + "</th><td>" + keys + "</td>" +
+      num("max-" + b, row.max) + factor + num("sum-" + b, row.sum) +
+      '<td class="abh-num">' + vectorSpan("acc-" + b, row.acc) + "</td>" +
+      '<td class="abh-num">' + vectorSpan("out-" + b, row.out) + "</td></tr>";
+  }
+
+  function vectorText(values) {
+    return "(" + values.map(show).join(", ") + ")";
+  }
+
+  function keysText(row) {
+    return row.first === row.last ? "key " + row.first : "keys " + row.first + " to " + row.last;
+  }
+
+  /* ---- one stepper on the page ---------------------------------------- */
+
+  function init(root) {
+    if (root.dataset.abhReady) return;
+    var source = root.querySelector("script.abh-stepper-data");
+    if (!source) return;
+    var data = JSON.parse(source.textContent);
+    root.dataset.abhReady = "true";
+
+    var limit = data.limit;
+    var defaults = {
+      texts: data.scores.slice(),
+      values: data.values.map(function (r) { return r.slice(); }),
+      blockSize: data.blockSize
+    };
+    var state = {
+      scores: data.scores.map(function (t) { return parseScore(t, limit); }),
+      values: data.values.map(function (r) { return r.slice(); }),
+      blockSize: data.blockSize,
+      step: 0  /* how many blocks have been read */
+    };
+
+    var select = root.querySelector("select.abh-stepper-block");
+    var back = root.querySelector(".abh-stepper-back");
+    var next = root.querySelector(".abh-stepper-next");
+    var restart = root.querySelector(".abh-stepper-restart");
+    var tbody = root.querySelector("table.abh-stepper-steps tbody");
+    var final = root.querySelector(".abh-stepper-final");
+    var progress = document.createElement("p");
+    progress.className = "abh-stepper-progress";
+    final.parentNode.insertBefore(progress, final);
+    var status = root.querySelector(".abh-demo-status");
+    var scoreInputs = root.querySelectorAll("input.abh-stepper-score");
+
+    var noJs = root.querySelector(".abh-stepper-nojs");
+    if (noJs) noJs.remove();
+    root.classList.add("abh-stepper-live");
+
+    function announce(message) {
+      status.textContent = message;
+    }
+
+    var rows = [];
+
+    function recompute() {
+      rows = onlineRows(state.scores, state.values, state.blockSize);
+      tbody.innerHTML = rows.map(function (row, b) { return rowHtml(b, row); }).join("");
+      var full = fullSoftmax(state.scores, state.values);
+      var last = rows[rows.length - 1];
+      final.innerHTML = "After the last block, the output a / l = " +
+        vectorSpan("final-online", last.out) + "; the softmax of the whole row at once gives " +
+        vectorSpan("final-full", full) + ".";
+      if (state.step > rows.length) state.step = rows.length;
+      showProgress();
+    }
+
+    /* Show the rows read so far; mark the keys of the last block read. */
+    function showProgress() {
+      var done = state.step;
+      tbody.querySelectorAll("tr[data-block]").forEach(function (tr) {
+        var b = Number(tr.dataset.block);
+        tr.hidden = b >= done;
+        tr.classList.toggle("abh-current", b === done - 1);
+      });
+      var current = done > 0 ? rows[done - 1] : null;
+      scoreInputs.forEach(function (input, j) {
+        var row = input.closest("tr");
+        row.classList.toggle("abh-in-block", current !== null && j >= current.first && j <= current.last);
+        row.classList.toggle("abh-read", current !== null && j <= current.last);
+      });
+      final.hidden = done < rows.length;
+      progress.hidden = done >= rows.length;
+      progress.textContent = done === 0
+        ? "No block read yet: m = " + MINUS + "\u221e, l = 0, a = " +
+          vectorText(state.values[0].map(function () { return 0; })) + ". Press \u201cNext block\u201d."
+        : "Block " + (done - 1) + " of " + rows.length + " blocks read (" + keysText(current) +
+          "); " + (rows.length - done) + " to go.";
+      setEnabled(back, done > 0);
+      setEnabled(next, done < rows.length);
+    }
+
+    /* aria-disabled, not disabled: a button the reader is on keeps the focus. */
+    function setEnabled(button, on) {
+      if (on) button.removeAttribute("aria-disabled");
+      else button.setAttribute("aria-disabled", "true");
+    }
+
+    function describe() {
+      var done = state.step;
+      if (done === 0) {
+        return "Start: no block read. Block size " + state.blockSize + ", " + rows.length +
+          (rows.length === 1 ? " block." : " blocks.");
+      }
+      var row = rows[done - 1];
+      var text = "Block " + (done - 1) + ", " + keysText(row) + ": ";
+      if (row.factor === null) {
+        text += "running maximum m = " + show(row.max) + ". ";
+      } else if (row.newMax) {
+        text += "new maximum m = " + show(row.max) + "; the sum and the accumulator are first " +
+          "rescaled by " + show(row.factor) + ". ";
+      } else {
+        text += "the maximum stays " + show(row.max) + ", so the factor is 1. ";
+      }
+      text += "Running sum l = " + show(row.sum) + ", accumulator a = " + vectorText(row.acc) + ".";
+      if (done === rows.length) {
+        text += " Last block: the output a / l = " + vectorText(row.out) +
+          ", equal to the softmax of the whole row, " +
+          vectorText(fullSoftmax(state.scores, state.values)) + ".";
+      }
+      return text;
+    }
+
+    function go(step) {
+      state.step = Math.max(0, Math.min(rows.length, step));
+      showProgress();
+      announce(describe());
+    }
+
+    next.addEventListener("click", function () {
+      if (state.step < rows.length) go(state.step + 1);
+    });
+    back.addEventListener("click", function () {
+      if (state.step > 0) go(state.step - 1);
+    });
+    restart.addEventListener("click", function () {
+      go(0);
+    });
+    select.addEventListener("change", function () {
+      state.blockSize = Number(select.value);
+      state.step = 0;
+      recompute();
+      announce(describe());
+    });
+
+    root.querySelectorAll("input[data-input]").forEach(function (input) {
+      input.removeAttribute("readonly");
+      var parts = input.dataset.input.split("-");
+      var kind = parts[0], j = Number(parts[1]), c = Number(parts[2]);
+      input.addEventListener("input", function () {
+        var label = input.getAttribute("aria-label");
+        var x = kind === "s" ? parseScore(input.value, limit) : input.valueAsNumber;
+        if (x === null || input.value.trim() === "" || !isFinite(x) || Math.abs(x) > limit) {
+          input.setAttribute("aria-invalid", "true");
+          announce(label + ": enter " + (kind === "s" ? "a number, or ln and a positive number, " : "a number ") +
+            "from " + MINUS + limit + " to " + limit + ". The table still shows the last valid inputs.");
+          return;
+        }
+        input.removeAttribute("aria-invalid");
+        if (kind === "s") state.scores[j] = x;
+        else state.values[j][c] = x;
+        recompute();
+        announce(describe());
+      });
+    });
+
+    /* Back to the stated inputs. */
+    var reset = document.createElement("button");
+    reset.type = "button";
+    reset.className = "md-button abh-demo-reset";
+    reset.textContent = "Reset to the stated inputs";
+    reset.addEventListener("click", function () {
+      state.scores = defaults.texts.map(function (t) { return parseScore(t, limit); });
+      state.values = defaults.values.map(function (r) { return r.slice(); });
+      state.blockSize = defaults.blockSize;
+      state.step = 0;
+      select.value = String(defaults.blockSize);
+      root.querySelectorAll("input[data-input]").forEach(function (input) {
+        var p = input.dataset.input.split("-");
+        input.value = p[0] === "s" ? defaults.texts[Number(p[1])] : String(state.values[Number(p[1])][Number(p[2])]);
+        input.removeAttribute("aria-invalid");
+      });
+      recompute();
+      announce("Back to the stated inputs. " + describe());
+    });
+    root.querySelector(".abh-stepper-controls").appendChild(reset);
+
+    [select, back, next, restart].forEach(function (el) { el.disabled = false; });
+    root.querySelector(".abh-stepper-buttons").hidden = false;
+    recompute();
+  }
+
+  function start() {
+    document.querySelectorAll(".abh-stepper").forEach(init);
+  }
+
+  window.abhOnEveryPage(start);  /* book.js */
+})();

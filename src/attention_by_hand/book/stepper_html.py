@@ -1,0 +1,400 @@
+"""The online softmax stepper of lesson 6, as HTML.
+
+A page shows a stepper with a line of its own::
+
+    [[stepper: online-softmax]]
+
+The name is a key of :data:`STEPPERS`; an unknown name stops the build,
+naming the page and the stepper. The build renders the state of the online
+softmax after every block for the default block size, computed by
+:func:`attention_by_hand.online_attention_steps`, as a table: a reader
+without JavaScript sees every step. The inputs go into the page as JSON (a
+``<script type="application/json">``), and ``docs/javascripts/stepper.js``
+makes the same markup live: the reader chooses the block size, steps
+through the blocks one at a time and may change the scores and the values.
+
+A score is written as a number (``-1.5``) or as the natural logarithm of a
+positive number (``ln 2``), so lesson 2's row reads as the lesson writes it;
+:func:`parse_score` and ``parseScore`` in the script read the same texts.
+
+Every number cell carries its unrounded value in ``data-value`` (the
+shortest text that reads back as the same float), so tests can compare the
+page with the reference to 1e-12.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from attention_by_hand.book.fences import replace_outside_fences
+from attention_by_hand.book.markers import named_marker, unknown_name
+from attention_by_hand.figures import format_number
+from attention_by_hand.online import OnlineStep, online_attention_steps
+
+__all__ = [
+    "STEPPERS",
+    "StepperSpec",
+    "parse_score",
+    "render_stepper",
+    "replace_stepper_markers",
+    "stepper_rows",
+]
+
+STEPPER_LINE = named_marker("stepper")
+REGISTRY_FILE = "attention_by_hand/book/stepper_html.py"
+MINUS = "\N{MINUS SIGN}"
+#: A score as the page writes it: a number, or "ln" and a positive number.
+SCORE_TEXT = re.compile(
+    r"^\s*(?:(?P<number>[-\u2212]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
+    r"|ln\s*\(?\s*(?P<ln>(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*\)?)\s*$"
+)
+#: The largest magnitude of a score or a value the page accepts.
+LIMIT = 100.0
+
+
+def parse_score(text: str) -> float:
+    """A score from its text: ``"1.5"``, ``"-2"`` or ``"ln 3"`` (the natural log of 3).
+
+    Raises
+    ------
+    ValueError
+        For any other text, a logarithm of 0, or a score beyond ±100.
+
+    Examples
+    --------
+    >>> parse_score("ln 2") == math.log(2), parse_score("\N{MINUS SIGN}1.5"), parse_score("0")
+    (True, -1.5, 0.0)
+    """
+    match = SCORE_TEXT.match(text)
+    if match is None:
+        raise ValueError(f"a score is a number or 'ln' and a positive number; got {text!r}")
+    if match["ln"] is not None:
+        inside = float(match["ln"])
+        if inside <= 0:
+            raise ValueError(f"ln needs a positive number; got {text!r}")
+        score = math.log(inside)
+    else:
+        score = float(match["number"].replace(MINUS, "-"))
+    if not abs(score) <= LIMIT:
+        raise ValueError(f"a score must lie from -{LIMIT:g} to {LIMIT:g}; got {text!r}")
+    return score
+
+
+@dataclass(frozen=True)
+class StepperSpec:
+    """One online softmax stepper: a row of scores, its values and a block size.
+
+    Attributes
+    ----------
+    name : str
+        The name pages use: ``[[stepper: name]]``.
+    title : str
+        The stepper's heading on the page.
+    scores : tuple of str, length ``S``
+        The query's scaled score for each key, as the page writes it
+        (:func:`parse_score`).
+    values : tuple of tuples, shape ``[S, d_v]``
+        The value of each key.
+    block_size : int
+        The block size shown by default (and without JavaScript).
+    """
+
+    name: str
+    title: str
+    scores: tuple[str, ...]
+    values: tuple[tuple[float, ...], ...]
+    block_size: int
+
+    def __post_init__(self) -> None:
+        for text in self.scores:
+            parse_score(text)
+        if len(self.values) != len(self.scores) or len({len(v) for v in self.values}) != 1:
+            raise ValueError(
+                f"stepper {self.name!r}: one value per score, all of one length; got "
+                f"{len(self.scores)} scores and values {self.values}"
+            )
+        if not 1 <= self.block_size <= len(self.scores):
+            raise ValueError(
+                f"stepper {self.name!r}: block_size must be from 1 to {len(self.scores)}; "
+                f"got {self.block_size}"
+            )
+
+    def score_values(self) -> list[float]:
+        """The scores as numbers, shape ``[S]``."""
+        return [parse_score(text) for text in self.scores]
+
+    def steps(self, block_size: int | None = None) -> list[OnlineStep]:
+        """The reference's state after each block (one query, ``scale=1``)."""
+        k = np.asarray(self.score_values(), dtype=float)[:, np.newaxis]  # [S, 1]
+        return online_attention_steps(
+            np.ones((1, 1)),
+            k,
+            np.asarray(self.values, dtype=float),
+            block_size=self.block_size if block_size is None else block_size,
+            scale=1.0,
+        )
+
+
+_SPECS = (
+    StepperSpec(
+        name="online-softmax",
+        title="Step through the online softmax",
+        scores=("0", "ln 2", "ln 3"),
+        values=((1, 0), (0, 2), (3, 1)),
+        block_size=2,
+    ),
+)
+
+#: Every stepper of the book, by name.
+STEPPERS: Mapping[str, StepperSpec] = MappingProxyType({spec.name: spec for spec in _SPECS})
+
+
+def replace_stepper_markers(
+    markdown: str, *, page: str, steppers: Mapping[str, StepperSpec] = STEPPERS
+) -> str:
+    """Replace each ``[[stepper: name]]`` line of a page with the stepper's HTML.
+
+    Raises
+    ------
+    PluginError
+        For an unknown stepper name, naming the page, the stepper and the known ones.
+    """
+    seen: dict[str, int] = {}
+
+    def stepper_html(match: re.Match[str]) -> str:
+        name = match["name"]
+        spec = steppers.get(name)
+        if spec is None:
+            raise unknown_name(page, "stepper", name, steppers, REGISTRY_FILE)
+        seen[name] = seen.get(name, 0) + 1
+        uid = f"stepper-{name}" if seen[name] == 1 else f"stepper-{name}-{seen[name]}"
+        return render_stepper(spec, uid)
+
+    return replace_outside_fences(STEPPER_LINE, stepper_html, markdown)
+
+
+# ---------------------------------------------------------------------------
+# Rendering
+# ---------------------------------------------------------------------------
+
+NOTE = (
+    '<p class="abh-stepper-note">The keys of one query are read in blocks. After each block '
+    "the table shows the running maximum m, the running sum l of exp(s − m) and the "
+    "accumulator a of exp(s − m) times each value; when a block brings a new maximum, l and "
+    "a are first multiplied by the rescaling factor exp(m<sub>old</sub> − m<sub>new</sub>). "
+    "Everything is computed in your browser; nothing is stored or sent.</p>"
+)
+NO_JS = (
+    '<p class="abh-stepper-nojs">JavaScript is off, so this shows every block for a block '
+    "size of {size}; turn it on to choose the block size, step through the blocks and change "
+    "the inputs.</p>"
+)
+
+
+def stepper_rows(steps: Sequence[OnlineStep], block_size: int) -> list[dict[str, Any]]:
+    """One row of the stepper's table per step: what the page shows.
+
+    Parameters
+    ----------
+    steps : sequence of OnlineStep
+        The reference's states for one query (shapes ``[1]`` and ``[1, d_v]``).
+    block_size : int
+        The block size the steps were computed with.
+
+    Returns
+    -------
+    list of dict
+        Per block: ``first`` and ``last`` key, ``max``, ``factor`` (None for
+        the first block), ``new_max`` (a block after the first raised the
+        maximum), ``sum``, ``acc`` and ``out`` (``acc / sum``).
+    """
+    rows = []
+    previous = -math.inf
+    for b, step in enumerate(steps):
+        m = float(step.running_max[0])
+        factor = None if b == 0 else math.exp(previous - m)
+        rows.append(
+            {
+                "first": b * block_size,
+                "last": step.keys_seen - 1,
+                "max": m,
+                "factor": factor,
+                "new_max": b > 0 and m > previous,
+                "sum": float(step.running_sum[0]),
+                "acc": [float(x) for x in step.accumulator[0]],
+                "out": [float(x) for x in step.output()[0]],
+            }
+        )
+        previous = m
+    return rows
+
+
+def render_stepper(spec: StepperSpec, uid: str) -> str:
+    """The stepper's HTML, every step for the default block size: one raw HTML block.
+
+    Returns
+    -------
+    str
+        HTML starting and ending with a blank line, so Markdown leaves it alone.
+    """
+    scores = spec.score_values()
+    values = np.asarray(spec.values, dtype=float)  # [S, d_v]
+    rows = stepper_rows(spec.steps(), spec.block_size)
+    weights = np.exp(np.asarray(scores) - max(scores))
+    full = (weights / weights.sum()) @ values  # [S] @ [S, d_v] -> [d_v]
+    data = {
+        "scores": list(spec.scores),
+        "values": [list(map(float, row)) for row in spec.values],
+        "blockSize": spec.block_size,
+        "limit": LIMIT,
+    }
+    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    parts = [
+        (
+            f'<div class="abh-stepper" id="{uid}" data-stepper="{spec.name}" role="group" '
+            f'aria-labelledby="{uid}-title">'
+        ),
+        f'<p class="abh-demo-title" id="{uid}-title">{html.escape(spec.title)}</p>',
+        NOTE,
+        f'<script type="application/json" class="abh-stepper-data">{payload}</script>',
+        NO_JS.format(size=spec.block_size),
+        _inputs_html(spec, uid),
+        _controls_html(spec, uid),
+        _table_html(rows, len(spec.values[0]), uid),
+        _final_html(rows[-1]["out"], full, uid),
+        f'<p class="abh-demo-status" id="{uid}-status" role="status" aria-live="polite"></p>',
+        "</div>",
+    ]
+    return "\n\n" + "\n".join(parts) + "\n\n"
+
+
+def _inputs_html(spec: StepperSpec, uid: str) -> str:
+    d_v = len(spec.values[0])
+    head = "".join(f'<th scope="col">value {"xyz"[c] if c < 3 else c}</th>' for c in range(d_v))
+    body = "".join(
+        f'<tr data-key="{j}"><th scope="row">key {j}</th>'
+        f'<td><input type="text" class="abh-demo-input abh-stepper-score" '
+        f'id="{uid}-s-{j}" data-input="s-{j}" value="{html.escape(text)}" readonly '
+        f'inputmode="text" autocomplete="off" spellcheck="false" '
+        f'aria-label="score of key {j}"></td>'
+        + "".join(
+            f'<td><input type="number" class="abh-demo-input" id="{uid}-v-{j}-{c}" '
+            f'data-input="v-{j}-{c}" value="{_plain(x)}" step="any" min="{-LIMIT:g}" '
+            f'max="{LIMIT:g}" readonly aria-label="value of key {j}, coordinate {c + 1}"></td>'
+            for c, x in enumerate(row)
+        )
+        + "</tr>"
+        for j, (text, row) in enumerate(zip(spec.scores, spec.values, strict=True))
+    )
+    return (
+        '<div class="abh-table-block"><p class="abh-table-title" id="'
+        f'{uid}-inputs">The row: one score and one value per key (a score is a number, or ln '
+        "and a positive number, such as ln 2)</p>"
+        f'<div class="abh-scroll"><table class="abh-table abh-stepper-inputs" '
+        f'aria-labelledby="{uid}-inputs"><thead><tr><th scope="col">key</th>'
+        f'<th scope="col">score s</th>{head}</tr></thead><tbody>{body}</tbody></table></div></div>'
+    )
+
+
+def _controls_html(spec: StepperSpec, uid: str) -> str:
+    """The block size and the step buttons; the script enables them."""
+    options = "".join(
+        f'<option value="{size}"{" selected" if size == spec.block_size else ""}>{size}</option>'
+        for size in range(1, len(spec.scores) + 1)
+    )
+    return (
+        '<div class="abh-stepper-controls">'
+        f'<label for="{uid}-block">Block size (keys per block)</label> '
+        f'<select id="{uid}-block" class="abh-stepper-block" disabled>{options}</select>'
+        '<span class="abh-stepper-buttons" hidden>'
+        '<button type="button" class="md-button abh-stepper-back" disabled>Previous block</button>'
+        '<button type="button" class="md-button abh-stepper-next" disabled>Next block</button>'
+        '<button type="button" class="md-button abh-stepper-restart" disabled>Start over</button>'
+        "</span></div>"
+    )
+
+
+def _table_html(rows: list[dict[str, Any]], d_v: int, uid: str) -> str:
+    body = "".join(_row_html(b, row, d_v) for b, row in enumerate(rows))
+    return (
+        f'<div class="abh-table-block"><p class="abh-table-title" id="{uid}-steps">The state '
+        "after each block</p>"
+        f'<div class="abh-scroll" tabindex="0" role="region" aria-labelledby="{uid}-steps">'
+        f'<table class="abh-table abh-stepper-steps" aria-labelledby="{uid}-steps"><thead><tr>'
+        '<th scope="col">block</th><th scope="col">keys</th>'
+        '<th scope="col">running maximum m</th>'
+        '<th scope="col">rescaling factor</th>'
+        '<th scope="col">running sum l</th>'
+        '<th scope="col">accumulator a</th>'
+        '<th scope="col">a / l so far</th>'
+        f"</tr></thead><tbody>{body}</tbody></table></div></div>"
+    )
+
+
+def _row_html(b: int, row: dict[str, Any], d_v: int) -> str:
+    """One block's row, exactly as ``stepper.js`` writes it (``rowHtml`` there)."""
+    keys = f"{row['first']}" if row["first"] == row["last"] else f"{row['first']} to {row['last']}"
+    if row["factor"] is None:
+        factor = f'<td data-cell="factor-{b}" data-value="">none (first block)</td>'
+    else:
+        tag = ' <span class="abh-tag">new maximum</span>' if row["new_max"] else ""
+        factor = (
+            f'<td class="abh-num" data-cell="factor-{b}" data-value="{row["factor"]!r}">'
+            f'<span class="abh-n">{_show(row["factor"])}</span>{tag}</td>'
+        )
+    cls = ' class="abh-new-max"' if row["new_max"] else ""
+    return (
+        f'<tr data-block="{b}"{cls}><th scope="row">{b}</th><td>{keys}</td>'
+        + _num(f"max-{b}", row["max"])
+        + factor
+        + _num(f"sum-{b}", row["sum"])
+        + _vector_cell(f"acc-{b}", row["acc"])
+        + _vector_cell(f"out-{b}", row["out"])
+        + "</tr>"
+    )
+
+
+def _final_html(online: list[float], full: np.ndarray, uid: str) -> str:
+    return (
+        f'<p class="abh-stepper-final" id="{uid}-final">After the last block, the output '
+        f"a / l = {_vector_span('final-online', online)}; the softmax of the whole row at "
+        f"once gives {_vector_span('final-full', [float(x) for x in full])}.</p>"
+    )
+
+
+def _num(name: str, value: float) -> str:
+    return (
+        f'<td class="abh-num" data-cell="{name}" data-value="{value!r}">'
+        f'<span class="abh-n">{_show(value)}</span></td>'
+    )
+
+
+def _vector_cell(name: str, values: Sequence[float]) -> str:
+    return f'<td class="abh-num">{_vector_span(name, values)}</td>'
+
+
+def _vector_span(name: str, values: Sequence[float]) -> str:
+    inner = ", ".join(
+        f'<span class="abh-n" data-cell="{name}-{c}" data-value="{x!r}">{_show(x)}</span>'
+        for c, x in enumerate(values)
+    )
+    return f"({inner})"
+
+
+def _show(x: float) -> str:
+    """A number as the figures print it (a short fraction when it is one), real minus sign."""
+    return format_number(x).replace("-", MINUS)
+
+
+def _plain(x: float) -> str:
+    x = float(x)
+    return str(int(x)) if x == int(x) else repr(x)
