@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from project import STALE_PAGE, TIER_VARIABLE, copy_for_build, require_tier
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,7 +52,11 @@ TIER_FIXTURES = {
     "browser": {"browser"},
 }
 #: Every tier that `make test-fast` leaves out.
-TIERS = ("build", "browser", "serve", "torch", "tools")
+TIERS = ("build", "browser", "serve", "torch", "tools", "figures")
+
+#: `make test-fast` (--hypothesis-profile=fast) tries 10 examples a property
+#: test; `make test` Hypothesis' default, 100.
+settings.register_profile("fast", max_examples=10)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

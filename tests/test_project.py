@@ -198,7 +198,7 @@ def test_pytest_settings_follow_the_scientific_python_guide() -> None:
     assert {"--strict-markers", "--strict-config", "-ra"} <= set(options["addopts"])
     assert options["xfail_strict"] is True
     assert options["filterwarnings"][0] == "error"
-    assert options["testpaths"] == ["tests", "docs"]
+    assert options["testpaths"] == ["tests", "docs", "src"]
 
 
 def test_security_md_names_the_advisory_page_and_the_keys_the_site_stores() -> None:
