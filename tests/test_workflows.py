@@ -183,7 +183,10 @@ def test_ci_run_runs_the_readme_test_command() -> None:
     # every test: no marker expression (-m) narrows what `make test` runs
     test = re.search(r"^test: .*\n\t\$\(BIN\)/python -m pytest( [^\n]*)?$", makefile, re.MULTILINE)
     assert test, "Makefile: no `test:` target running `$(BIN)/python -m pytest`"
-    assert " -m " not in f"{test[1]} " and "--ignore" not in (test[1] or ""), test[0]
+    options = f" {test[1] or ''} "
+    assert " -m " not in options, test[0]
+    assert "--ignore" not in options, test[0]
+    assert "--deselect" not in options, test[0]
     assert re.search(r"^strict: .*\n\t\$\(BIN\)/mkdocs build --strict$", makefile, re.MULTILINE)
 
 
