@@ -20,7 +20,7 @@ ifneq ($(SOURCE_DATE_EPOCH),)
 export SOURCE_DATE_EPOCH
 endif
 
-.PHONY: install lock serve build strict offline test lint clean mutate-numbers
+.PHONY: install lock serve build strict offline test test-fast lint clean mutate-numbers
 
 # pip checks every file it downloads against the lock and stops at the first
 # mismatch. The project itself cannot be hash-checked (pip refuses editable
@@ -68,8 +68,20 @@ strict: $(STAMP)  ## build the site into site/, failing on any warning
 offline: $(STAMP)  ## build a site to read from disk into site-offline/ (open site-offline/index.html)
 	OFFLINE=true $(BIN)/mkdocs build --strict -d site-offline
 
-test: $(STAMP)  ## run every test: maths, docs examples, build, browser
-	$(BIN)/python -m pytest
+# `make test` runs in parallel (pytest-xdist), one worker per core by default.
+# --dist loadgroup keeps each page's Python blocks in one worker (conftest.py
+# groups them by page); the workers share each build (tests/conftest.py).
+TEST_WORKERS ?= 2
+test: $(STAMP)  ## run every test: maths, docs examples, build, browser, serve, torch, tools
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+
+# The tiers are markers (pyproject.toml); tests/conftest.py marks each test
+# that uses a build or Chromium.
+# test-fast also tries 10 examples a property test instead of 100 (Hypothesis
+# profile "fast") and does not import torch for the tests it leaves out.
+FAST := not build and not browser and not serve and not torch and not tools and not figures
+test-fast: $(STAMP)  ## the inner loop, ~10 s: maths, docs examples, claims, quiz and lesson checks, no build or browser
+	$(BIN)/python -m pytest -m "$(FAST)" --hypothesis-profile=fast --ignore=tests/test_torch.py
 
 lint: $(STAMP)  ## ruff check, ruff format --check, mypy on src/, zizmor on .github (workflows, dependabot.yml)
 	$(BIN)/ruff check .

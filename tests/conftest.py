@@ -1,5 +1,16 @@
-"""Shared fixtures: one strict build of the site per test session, a local
-static server for it, and Debian's Chromium driven by Playwright.
+"""Shared fixtures: one strict build of the site per test run, a local
+static server for it, and Debian's Chromium driven by Playwright; and the
+tiers of the suite.
+
+Tiers: every test that uses a build fixture (:data:`TIER_FIXTURES`) is marked
+``build``, every test that uses the ``browser`` fixture is marked ``browser``;
+``serve``, ``torch`` and ``tools`` are marked where those tests are written.
+``make test-fast`` runs what carries none of these marks; ``make test`` runs
+everything. A test that builds or copies the book without being marked
+``build`` fails, saying so (:func:`require_tier`).
+
+Builds are shared: one per variant per run (:func:`_shared_build`), also across
+pytest-xdist workers, which wait on a file lock for the one that builds.
 
 Browser tests skip with a reason when no Chromium is found, except under CI
 (``CI=true``), where a missing browser is a failure.
@@ -7,6 +18,7 @@ Browser tests skip with a reason when no Chromium is found, except under CI
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
@@ -18,6 +30,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+from project import STALE_PAGE, TIER_VARIABLE, copy_for_build, require_tier
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -30,6 +44,85 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 IN_CI = os.environ.get("CI", "").lower() == "true"
+
+#: The markers a test gets from the fixtures it uses (directly or through
+#: another fixture). The markers themselves are registered in pyproject.toml.
+TIER_FIXTURES = {
+    "build": {"site_dir", "site_url", "site_builder", "shared_build", "book_copy"},
+    "browser": {"browser"},
+}
+#: Every tier that `make test-fast` leaves out.
+TIERS = ("build", "browser", "serve", "torch", "tools", "figures")
+
+#: `make test-fast` (--hypothesis-profile=fast) tries 10 examples a property
+#: test; `make test` Hypothesis' default, 100.
+settings.register_profile("fast", max_examples=10)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test with the tiers of the fixtures it uses."""
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        for tier, fixtures in TIER_FIXTURES.items():
+            if used & fixtures:
+                item.add_marker(tier)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[object]:
+    """Write the running test's tiers where :func:`require_tier` reads them.
+
+    From the set-up of its fixtures (those shared with other tests included)
+    to its tear-down.
+    """
+    marked = {mark.name for mark in item.iter_markers()} & set(TIERS)
+    os.environ[TIER_VARIABLE] = " ".join(sorted(marked))
+    try:
+        return (yield)
+    finally:
+        os.environ.pop(TIER_VARIABLE, None)
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `path` (created if missing) while the block runs."""
+    import fcntl  # POSIX only, as are the build's network namespace and Chromium path
+
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _shared_build(
+    tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], object]
+) -> Path:
+    """``<run's temp>/<name>/site``, made by ``make(path)`` once per test run.
+
+    Under pytest-xdist every worker asks for it; the first builds while the
+    others wait on a lock, then all read the same folder. A failed build is
+    remembered, so the other workers fail with its message instead of
+    building again.
+    """
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the folder the workers' own temp folders share
+    site = base / name / "site"
+    done, failed = base / f"{name}.done", base / f"{name}.failed"
+    with _file_lock(base / f"{name}.lock"):
+        if failed.exists():
+            pytest.fail(failed.read_text(encoding="utf-8"), pytrace=False)
+        if not done.exists():
+            site.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                make(site)
+            except BaseException as error:
+                failed.write_text(f"the shared {name!r} build failed:\n{error}", encoding="utf-8")
+                raise
+            done.touch()
+    return site
 
 
 @functools.cache
@@ -49,6 +142,7 @@ def build_site(destination: Path, *extra: str, env: dict[str, str] | None = None
     Builds are dated by :func:`source_date_epoch`, as ``make`` dates them, so
     two builds of the same commit are byte-identical (tests/test_reproducible.py).
     """
+    require_tier("build", "builds the site")
     epoch = source_date_epoch()
     environment = {
         **os.environ,
@@ -69,10 +163,31 @@ def build_site(destination: Path, *extra: str, env: dict[str, str] | None = None
     return destination
 
 
+def _build_over_a_stale_site(site: Path) -> None:
+    site.mkdir(parents=True)
+    (site / STALE_PAGE).write_text("left over from an older build", encoding="utf-8")
+    build_site(site)
+
+
 @pytest.fixture(scope="session")
 def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site, built once per session with ``mkdocs build --strict``."""
-    return build_site(tmp_path_factory.mktemp("site") / "site")
+    """The site, built once per run with ``mkdocs build --strict`` over an older site.
+
+    The folder held :data:`STALE_PAGE` before the build; the build replaced it.
+    """
+    return _shared_build(tmp_path_factory, "site-normal", _build_over_a_stale_site)
+
+
+@pytest.fixture(scope="session")
+def shared_build(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
+    """``shared_build(name, make)``: a site made once per run (:func:`_shared_build`)."""
+    return functools.partial(_shared_build, tmp_path_factory)
+
+
+@pytest.fixture
+def book_copy(tmp_path: Path) -> Path:
+    """A copy of what the build reads, in ``tmp_path / "book"``, to edit or serve."""
+    return copy_for_build(tmp_path / "book")
 
 
 @pytest.fixture(scope="session")

@@ -28,6 +28,30 @@ SHARED_CACHE = ROOT / ".cache" / "attention-by-hand"
 #: What `mkdocs build` reads.
 BUILD_INPUTS = ("mkdocs.yml", "docs", "overrides", "src")
 
+#: A page left in the folder of the shared build before it runs, which the
+#: build must remove (tests/test_build.py: a good build replaces the previous site).
+STALE_PAGE = "stale.html"
+#: Where the running test's tiers are written for :func:`require_tier`.
+TIER_VARIABLE = "ABH_TEST_TIERS"
+
+
+def require_tier(tier: str, what: str) -> None:
+    """Fail a test that does `what` (a build, a copy of the book) outside `tier`.
+
+    Checked while a test of tests/ runs, its fixtures' set-up included
+    (tests/conftest.py writes its tiers in ``ABH_TEST_TIERS``).
+    """
+    import pytest
+
+    marked = os.environ.get(TIER_VARIABLE)
+    if marked is not None and tier not in marked.split():
+        test = os.environ.get("PYTEST_CURRENT_TEST", "this test").split(" ")[0]
+        pytest.fail(
+            f"{test} {what} but is not marked {tier!r}: use a fixture of "
+            f"TIER_FIXTURES[{tier!r}] in tests/conftest.py or add @pytest.mark.{tier}, "
+            "so that `make test-fast` leaves it out"
+        )
+
 
 def project_files() -> list[Path]:
     """The files a fresh clone plus uncommitted work would have (git's view)."""
@@ -55,6 +79,7 @@ def copy_for_build(destination: Path) -> Path:
     Build the copy with ``PYTHONPATH=<destination>/src`` so that its package,
     not the installed one, is imported.
     """
+    require_tier("build", "copies the book")
     destination.mkdir(parents=True, exist_ok=True)
     for name in BUILD_INPUTS:
         source = ROOT / name
@@ -74,10 +99,11 @@ def run_in_copy(copy: Path, *args: str, timeout: float = 900) -> subprocess.Comp
 
     The outer pytest's options and an ``OFFLINE`` setting are not passed on.
     """
+    require_tier("build", "runs a copy of the book")
     env = {
         key: value
         for key, value in os.environ.items()
-        if key not in {"PYTEST_ADDOPTS", "OFFLINE", "PYTHONPATH"}
+        if key not in {"PYTEST_ADDOPTS", "OFFLINE", "PYTHONPATH", TIER_VARIABLE}
     }
     env.update(NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(copy / "src"))
     # copies share the project's build cache: its keys cover what a test changes
@@ -161,13 +187,14 @@ class Server:
 @contextlib.contextmanager
 def serve_copy(copy: Path, log: Path) -> Iterator[Server]:
     """Run ``mkdocs serve`` in `copy` (importing the copy's package) until the block ends."""
+    require_tier("serve", "serves a copy of the book")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
     env = {
         key: value
         for key, value in os.environ.items()
-        if key not in {"PYTEST_ADDOPTS", "OFFLINE", "PYTHONPATH"}
+        if key not in {"PYTEST_ADDOPTS", "OFFLINE", "PYTHONPATH", TIER_VARIABLE}
     }
     env.update(NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(copy / "src"))
     # copies share the project's build cache: its keys cover what a test changes

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from mkdocs.exceptions import PluginError
-from project import copy_for_build, edit, serve_copy
+from project import STALE_PAGE, edit, serve_copy
 
 from attention_by_hand.book.fences import replace_outside_fences
 from attention_by_hand.book.figure_pages import figure_html, replace_figure_markers
@@ -108,9 +108,10 @@ def test_the_built_site_has_mathml_and_no_maths_script(site_dir: Path) -> None:
         assert not re.search(r"<script[^>]+(mathjax|katex)", html, re.IGNORECASE), page
 
 
-def test_serve_redraws_a_figure_when_src_changes(tmp_path: Path) -> None:
+@pytest.mark.serve
+def test_serve_redraws_a_figure_when_src_changes(tmp_path: Path, book_copy: Path) -> None:
     """`mkdocs serve` watches src/ and draws the changed figure, not a cached one."""
-    copy = copy_for_build(tmp_path / "book")
+    copy = book_copy
     figure = "figures/causal-mask-light.svg"
     with serve_copy(copy, tmp_path / "serve.log") as server:
         before = server.wait_for(figure, lambda body: b"<svg" in body, "serve the figure")
@@ -130,9 +131,12 @@ def _weight(page: bytes, cell: str) -> float:
     return float(found[1])
 
 
-def test_serve_shows_a_change_to_every_library_after_the_rebuild(tmp_path: Path) -> None:
+@pytest.mark.serve
+def test_serve_shows_a_change_to_every_library_after_the_rebuild(
+    tmp_path: Path, book_copy: Path
+) -> None:
     """The maths, a quiz, the sources and a demo, edited while serving, each show."""
-    copy = copy_for_build(tmp_path / "book")
+    copy = book_copy
     book = copy / "src/attention_by_hand/book"
     page = "lessons/weighted-mixture/"
     # The halved weights below would (rightly) fail the notebook's own checks,
@@ -170,11 +174,9 @@ def test_serve_shows_a_change_to_every_library_after_the_rebuild(tmp_path: Path)
     assert _weight(last, "weight-0-0") == weight / 2
 
 
-def test_a_good_build_replaces_the_previous_site(tmp_path: Path, site_builder) -> None:
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "stale.html").write_text("left over from an older build")
-    site_builder(site)
-    assert not (site / "stale.html").exists()
+def test_a_good_build_replaces_the_previous_site(site_dir: Path) -> None:
+    """The shared build was made over a folder holding an older site's page."""
+    site = site_dir
+    assert not (site / STALE_PAGE).exists()
     assert (site / "index.html").is_file()
-    assert [p.name for p in tmp_path.iterdir()] == ["site"]
+    assert [p.name for p in site.parent.iterdir()] == ["site"]

@@ -22,6 +22,9 @@ from pathlib import Path
 import pytest
 from project import edit, project_files, run_in_copy
 
+#: Every test here builds or runs a copy of the project.
+pytestmark = pytest.mark.build
+
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "lesson-template.md"
 CONTRIBUTING = ROOT / "CONTRIBUTING.md"

@@ -248,6 +248,7 @@ def open_with_requests(browser, url: str, *, bypass_csp: bool) -> tuple[list[dic
         context.close()
 
 
+@pytest.mark.build
 def test_the_policy_blocks_an_image_from_another_host(browser, site_with_a_remote_image) -> None:
     image = "https://example.org/x.png"
     with serving(site_with_a_remote_image) as url:
@@ -274,8 +275,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_serve_live_reload_runs_under_the_serve_policy(browser, tmp_path: Path) -> None:
-    copy = copy_for_build(tmp_path / "book")
+@pytest.mark.serve
+def test_serve_live_reload_runs_under_the_serve_policy(
+    browser, tmp_path: Path, book_copy: Path
+) -> None:
+    copy = book_copy
     port = _free_port()
     env = {key: value for key, value in os.environ.items() if key not in {"OFFLINE", "PYTHONPATH"}}
     env.update(NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(copy / "src"))

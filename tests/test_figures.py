@@ -19,6 +19,9 @@ from attention_by_hand.book.prose import Number, numbers_in
 from attention_by_hand.book.registry import FIGURES, PALETTE_NAMES
 from attention_by_hand.figures import format_number, to_svg
 
+#: Every test here draws figures with Matplotlib (about 0.3 s a drawing).
+pytestmark = pytest.mark.figures
+
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
 

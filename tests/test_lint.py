@@ -79,11 +79,13 @@ def _ruff(*args: str) -> subprocess.CompletedProcess[str]:
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.tools
 def test_ruff_check_passes() -> None:
     result = _ruff("check", "--no-cache", ".")
     assert result.returncode == 0, f"ruff check failed:\n{result.stdout}{result.stderr}"
 
 
+@pytest.mark.tools
 def test_ruff_format_passes() -> None:
     result = _ruff("format", "--no-cache", "--check", "--diff", ".")
     assert result.returncode == 0, (
@@ -92,6 +94,7 @@ def test_ruff_format_passes() -> None:
     )
 
 
+@pytest.mark.tools
 def test_mypy_passes() -> None:
     """The type checker, with the settings in pyproject.toml ([tool.mypy]), on src/."""
     result = subprocess.run(
@@ -128,11 +131,13 @@ def _zizmor(folder: Path) -> list[str]:
     return findings
 
 
+@pytest.mark.tools
 def test_zizmor_finds_nothing_in_the_workflows_and_dependabot_config() -> None:
     findings = _zizmor(ROOT / ".github")
     assert not findings, "zizmor (`.venv/bin/zizmor --offline .github/`):\n" + "\n".join(findings)
 
 
+@pytest.mark.tools
 def test_zizmor_catches_a_movable_tag_and_kept_credentials(tmp_path: Path) -> None:
     """On a copy: `uses:` a tag instead of a SHA, a checkout that keeps its credentials."""
     copy = tmp_path / ".github"

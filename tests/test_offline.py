@@ -67,15 +67,30 @@ class OfflineBuild:
     no_namespace: str
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def offline_build(
-    site_builder: Callable[..., Path], tmp_path_factory: pytest.TempPathFactory
+    site_builder: Callable[..., Path], shared_build: Callable[..., Path]
 ) -> OfflineBuild:
-    """The site for file://, built with the network off when this machine allows it."""
-    destination = tmp_path_factory.mktemp("site-offline") / "site"
+    """The site for file://, built once per run, with the network off when this machine allows it.
+
+    What the build printed is kept next to the site, for the xdist workers
+    that did not build it.
+    """
     prefix, reason = _network_namespace()
-    if reason:
-        return OfflineBuild(site_builder(destination, env={"OFFLINE": "true"}), "", reason)
+
+    def build(destination: Path) -> None:
+        if reason:
+            site_builder(destination, env={"OFFLINE": "true"})
+            output = ""
+        else:
+            output = _build_with_the_network_off(prefix, destination)
+        (destination.parent / "build.log").write_text(output, encoding="utf-8")
+
+    site = shared_build("site-offline" if reason else "site-network-off", build)
+    return OfflineBuild(site, (site.parent / "build.log").read_text(encoding="utf-8"), reason)
+
+
+def _build_with_the_network_off(prefix: list[str], destination: Path) -> str:
     script = '"$0" -c "$1" && "$0" -m mkdocs build --strict -d "$2"'
     result = subprocess.run(
         [*prefix, "sh", "-c", script, sys.executable, LOOPBACK_UP_THEN_PROBE, str(destination)],
@@ -88,7 +103,7 @@ def offline_build(
     output = result.stdout + result.stderr
     if result.returncode != 0:
         pytest.fail(f"the build with the network off failed:\n{output}")
-    return OfflineBuild(destination, output, "")
+    return output
 
 
 def _network_namespace() -> tuple[list[str], str]:

@@ -11,6 +11,7 @@ import tomllib
 from importlib.metadata import distributions
 from pathlib import Path
 
+import pytest
 from mkdocs.utils.yaml import yaml_load
 from packaging.requirements import Requirement
 from project import LOCK, locked, normalized
@@ -149,6 +150,7 @@ def _pip(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.tools
 def test_a_tampered_hash_stops_the_install(tmp_path: Path) -> None:
     """On a copy of one lock entry, a changed hash makes pip refuse the file, saying so.
 

@@ -24,6 +24,8 @@ from attention_by_hand import (
     scaled_dot_product_attention,
 )
 
+pytestmark = pytest.mark.torch
+
 IN_CI = os.environ.get("CI", "").lower() == "true"
 TORCH_VERSION = "2.13"  # the version whose behaviour the lessons state
 INSTALL_HINT = "`.venv/bin/pip install torch==2.13.0` to run the cross-check"

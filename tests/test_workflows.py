@@ -180,7 +180,13 @@ def test_ci_run_runs_the_readme_test_command() -> None:
     assert re.search(r"apt-get install .*\bchromium\b", script, flags=re.MULTILINE)
     assert "torch==2.13.0" in script
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    assert re.search(r"^test: .*\n\t\$\(BIN\)/python -m pytest$", makefile, flags=re.MULTILINE)
+    # every test: no marker expression (-m) narrows what `make test` runs
+    test = re.search(r"^test: .*\n\t\$\(BIN\)/python -m pytest( [^\n]*)?$", makefile, re.MULTILINE)
+    assert test, "Makefile: no `test:` target running `$(BIN)/python -m pytest`"
+    options = f" {test[1] or ''} "
+    assert " -m " not in options, test[0]
+    assert "--ignore" not in options, test[0]
+    assert "--deselect" not in options, test[0]
     assert re.search(r"^strict: .*\n\t\$\(BIN\)/mkdocs build --strict$", makefile, re.MULTILINE)
 
 
