@@ -69,11 +69,12 @@ offline: $(STAMP)  ## build a site to read from disk into site-offline/ (open si
 	OFFLINE=true $(BIN)/mkdocs build --strict -d site-offline
 
 # `make test` runs in parallel (pytest-xdist), one worker per core by default.
-# --dist loadgroup keeps each page's Python blocks in one worker (conftest.py
-# groups them by page); the workers share each build (tests/conftest.py).
+# --dist loadfile keeps each page's Python blocks in one worker (they share one
+# namespace, so a block run apart from the one that defined its names would
+# fail); the workers share each build (tests/conftest.py).
 TEST_WORKERS ?= 2
 test: $(STAMP)  ## run every test: maths, docs examples, build, browser, serve, torch, tools
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # The tiers are markers (pyproject.toml); tests/conftest.py marks each test
 # that uses a build or Chromium.

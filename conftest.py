@@ -6,9 +6,7 @@ The pages' parsers are :func:`attention_by_hand.book.prose.page_parsers`
 checked against what its blocks print.
 """
 
-import pytest
 from sybil import Sybil
-from sybil.integration.pytest import SybilItem
 from sybil.parsers.rest import DocTestParser
 
 from attention_by_hand.book.prose import page_parsers, setup_namespace
@@ -18,13 +16,3 @@ pytest_collect_file = (
     + Sybil(parsers=[DocTestParser()], patterns=["*.py"], path="src", name="docstrings")
 ).pytest()
 
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Keep the examples of one page in one pytest-xdist worker (``--dist loadgroup``).
-
-    A page's blocks share one namespace: a block run in another worker than
-    the block that defined its names would fail with a NameError.
-    """
-    for item in items:
-        if isinstance(item, SybilItem):
-            item.add_marker(pytest.mark.xdist_group(f"page:{item.path}"))

@@ -45,6 +45,7 @@ def _build(copy: Path, site: Path) -> dict[str, tuple[int, int]]:
     return counts
 
 
+@pytest.mark.build
 def test_prose_edit_reuses_everything_and_core_edit_makes_everything_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
