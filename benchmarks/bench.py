@@ -413,19 +413,21 @@ def _fast_tier() -> tuple[list[str], str]:
 
 def _test_suite(command: list[str], cache: Path) -> tuple[float, str]:
     """Seconds `command` takes in the repository with the build cache `cache`, and its summary."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "ABH_CACHE_DIR": str(cache)}
+    seconds, summary, _ = _timed_pytest(command, cwd=ROOT, env=env)
+    return seconds, summary
+
+
+def _timed_pytest(
+    command: list[str], *, cwd: Path, env: dict[str, str]
+) -> tuple[float, str, subprocess.CompletedProcess[str]]:
+    """Run the pytest `command` in `cwd`: its seconds, its last summary line and its result."""
     start = time.perf_counter()
-    result = subprocess.run(
-        command,
-        cwd=ROOT,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "ABH_CACHE_DIR": str(cache)},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - start
     lines = [line for line in result.stdout.splitlines() if line.strip()]
     summary = lines[-1].strip("= ") if lines else f"exit {result.returncode}"
-    return seconds, summary
+    return seconds, summary, result
 
 
 def _lighthouse(origin: str, pages: list[str], runs: int) -> dict[str, dict[str, object]]:

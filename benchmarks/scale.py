@@ -31,16 +31,14 @@ import argparse
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench import _environment, _timed_build  # the benchmark's own helpers
+from bench import _environment, _timed_build, _timed_pytest  # the benchmark's own helpers
 
 #: The nav entry of a lesson in mkdocs.yml.
 NAV_LESSON = re.compile(r"^(?P<indent> +)- (?P<path>lessons/[\w-]+\.md)\n", re.MULTILINE)
@@ -179,18 +177,8 @@ def _retitled(text: str, suffix: str) -> str:
 
 
 def _per_page_tests(book: Path, env: dict[str, str]) -> tuple[float, str]:
-    start = time.perf_counter()
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *PER_PAGE_TESTS],
-        cwd=book,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    seconds = time.perf_counter() - start
-    lines = [line for line in result.stdout.splitlines() if line.strip()]
-    summary = lines[-1].strip("= ") if lines else f"exit {result.returncode}"
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *PER_PAGE_TESTS]
+    seconds, summary, result = _timed_pytest(command, cwd=book, env=env)
     if result.returncode != 0:
         print(result.stdout[-4000:], file=sys.stderr)
     return seconds, summary

@@ -94,12 +94,11 @@ def copy_for_build(destination: Path) -> Path:
     return destination
 
 
-def run_in_copy(copy: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m <args>`` in a copy of the project, importing the copy's package.
+def _copy_environment(copy: Path) -> dict[str, str]:
+    """The environment of a process in `copy`: it imports the copy's package.
 
     The outer pytest's options and an ``OFFLINE`` setting are not passed on.
     """
-    require_tier("build", "runs a copy of the book")
     env = {
         key: value
         for key, value in os.environ.items()
@@ -108,6 +107,16 @@ def run_in_copy(copy: Path, *args: str, timeout: float = 900) -> subprocess.Comp
     env.update(NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(copy / "src"))
     # copies share the project's build cache: its keys cover what a test changes
     env.setdefault("ABH_CACHE_DIR", str(SHARED_CACHE))
+    return env
+
+
+def run_in_copy(copy: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m <args>`` in a copy of the project, importing the copy's package.
+
+    The outer pytest's options and an ``OFFLINE`` setting are not passed on.
+    """
+    require_tier("build", "runs a copy of the book")
+    env = _copy_environment(copy)
     return subprocess.run(
         [sys.executable, "-m", *args],
         cwd=copy,
@@ -191,14 +200,7 @@ def serve_copy(copy: Path, log: Path) -> Iterator[Server]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in {"PYTEST_ADDOPTS", "OFFLINE", "PYTHONPATH", TIER_VARIABLE}
-    }
-    env.update(NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(copy / "src"))
-    # copies share the project's build cache: its keys cover what a test changes
-    env.setdefault("ABH_CACHE_DIR", str(SHARED_CACHE))
+    env = _copy_environment(copy)
     with log.open("w", encoding="utf-8") as stderr:
         process = subprocess.Popen(
             [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],

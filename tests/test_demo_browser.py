@@ -49,6 +49,22 @@ READ_CELLS = """
 }
 """
 
+# Types a case's queries and keys into a demo's inputs, the way a reader's
+# edits arrive: an `input` event per field whose text changes.
+SET_QUERIES_AND_KEYS = """
+(root, c) => {
+  const set = (input, text) => {
+    if (input.value === text) return;
+    input.value = text;
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+  };
+  c.q.forEach((row, i) => row.forEach((x, j) =>
+    set(root.querySelector(`[data-input="q-${i}-${j}"]`), x)));
+  c.k.forEach((row, i) => row.forEach((x, j) =>
+    set(root.querySelector(`[data-input="k-${i}-${j}"]`), x)));
+}
+"""
+
 # Sets every input and toggle of one demo per case, the way a reader's edits
 # arrive (an `input` event per field, a click per checkbox), and reads back
 # every number cell after each case.
@@ -60,17 +76,12 @@ RUN_CASES = (
   const read = """
     + READ_CELLS
     + """;
-  const set = (input, text) => {
-    if (input.value === text) return;
-    input.value = text;
-    input.dispatchEvent(new Event("input", { bubbles: true }));
-  };
+  const setQueriesAndKeys = """
+    + SET_QUERIES_AND_KEYS
+    + """;
   const out = [];
   for (const c of cases) {
-    c.q.forEach((row, i) => row.forEach((x, j) =>
-      set(root.querySelector(`[data-input="q-${i}-${j}"]`), x)));
-    c.k.forEach((row, i) => row.forEach((x, j) =>
-      set(root.querySelector(`[data-input="k-${i}-${j}"]`), x)));
+    setQueriesAndKeys(root, c);
     for (const [toggle, want] of Object.entries(c.toggles)) {
       const box = root.querySelector(`[data-toggle="${toggle}"]`);
       if (box.checked !== want) box.click();
@@ -373,17 +384,12 @@ RUN_PICTURE_CASES = (
   const read = """
     + READ_PICTURE
     + """;
-  const set = (input, text) => {
-    if (input.value === text) return;
-    input.value = text;
-    input.dispatchEvent(new Event("input", { bubbles: true }));
-  };
+  const setQueriesAndKeys = """
+    + SET_QUERIES_AND_KEYS
+    + """;
   const out = [];
   for (const c of cases) {
-    c.q.forEach((row, i) => row.forEach((x, j) =>
-      set(root.querySelector(`[data-input="q-${i}-${j}"]`), x)));
-    c.k.forEach((row, i) => row.forEach((x, j) =>
-      set(root.querySelector(`[data-input="k-${i}-${j}"]`), x)));
+    setQueriesAndKeys(root, c);
     const box = root.querySelector('[data-toggle="causal"]');
     if (box.checked !== c.toggles.causal) box.click();
     const rows = [];

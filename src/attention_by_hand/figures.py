@@ -236,9 +236,7 @@ def causal_mask_grid(*, n: int, palette: Palette = "light") -> Figure:
         ax.xaxis.set_label_position("top")
         ax.set_xlabel("keys (positions that can be attended)")
         ax.set_ylabel("queries (positions doing the attending)")
-        ax.tick_params(length=0)
-        for side in ax.spines.values():
-            side.set_visible(False)
+        _bare_frame(ax)
         fig.legend(
             handles=[
                 Patch(facecolor=colours["allowed"], label="allowed: key j ≤ query i"),
@@ -358,9 +356,7 @@ def weights_matrix(
     keep = np.ones((len(q), len(k)), dtype=bool) if allowed is None else np.asarray(allowed)
     w = attention_weights(q, k, allowed=keep)  # [L, S]
     n_q, n_k = w.shape
-    cmap = mpl.colors.LinearSegmentedColormap.from_list(
-        "weights", [colours["background"], colours["allowed"]]
-    )
+    cmap = _weights_colormap(colours)
     with _style(colours):
         fig = Figure(
             figsize=(1.3 * n_k + 2.8, 0.8 * n_q + 1.6),
@@ -374,8 +370,7 @@ def weights_matrix(
                 if keep[i, j]:
                     face = cmap(float(w[i, j]))
                     text, hatch = f"{w[i, j]:.3f}", None
-                    # the ink with the higher contrast: white below luminance 0.179, black above
-                    ink = "#ffffff" if _luminance(mpl.colors.to_rgba(face)) < 0.179 else "#000000"
+                    ink = _ink_on(face)
                 else:
                     face, text, hatch, ink = colours["blocked"], "0\nmasked", "//", colours["text"]
                 ax.add_patch(
@@ -397,9 +392,7 @@ def weights_matrix(
         ax.set_xticks(np.arange(n_k) + 0.5, [f"key {j}" for j in range(n_k)])
         ax.set_yticks(np.arange(n_q) + 0.5, [f"query {i}" for i in range(n_q)])
         ax.xaxis.tick_top()
-        ax.tick_params(length=0)
-        for side in ax.spines.values():
-            side.set_visible(False)
+        _bare_frame(ax)
         bar = fig.colorbar(
             mpl.cm.ScalarMappable(norm=mpl.colors.Normalize(0, 1), cmap=cmap),
             ax=ax,
@@ -410,6 +403,25 @@ def weights_matrix(
         bar.set_label("weight (0 to 1); hatched cells are masked: weight exactly 0")
         bar.outline.set_edgecolor(colours["muted"])
     return fig
+
+
+def _weights_colormap(colours: dict[str, str]) -> mpl.colors.LinearSegmentedColormap:
+    """The shading of a weight from 0 (the background) to 1 (the "allowed" colour)."""
+    return mpl.colors.LinearSegmentedColormap.from_list(
+        "weights", [colours["background"], colours["allowed"]]
+    )
+
+
+def _ink_on(face: str | tuple[float, float, float, float]) -> str:
+    """The text colour with the higher contrast on `face`: white below luminance 0.179, black above."""
+    return "#ffffff" if _luminance(mpl.colors.to_rgba(face)) < 0.179 else "#000000"
+
+
+def _bare_frame(ax) -> None:
+    """Hide the tick marks (their labels stay) and the frame of `ax`."""
+    ax.tick_params(length=0)
+    for side in ax.spines.values():
+        side.set_visible(False)
 
 
 def _luminance(rgba: tuple[float, ...]) -> float:
@@ -619,15 +631,13 @@ def _number_grid(
 ) -> None:
     """Draw `matrix` as a grid of printed numbers; `shade` (0 to 1) fills the cells."""
     n_rows, n_cols = matrix.shape
-    cmap = mpl.colors.LinearSegmentedColormap.from_list(
-        "weights", [colours["background"], colours["allowed"]]
-    )
+    cmap = _weights_colormap(colours)
     for i in range(n_rows):
         for j in range(n_cols):
             face = colours["background"] if shade is None else cmap(float(shade[i, j]))
             ink = colours["text"]
             if shade is not None:
-                ink = "#ffffff" if _luminance(mpl.colors.to_rgba(face)) < 0.179 else "#000000"
+                ink = _ink_on(face)
             ax.add_patch(Rectangle((j, i), 1, 1, facecolor=face, edgecolor=colours["grid"], lw=1))
             ax.text(
                 j + 0.5,
@@ -646,9 +656,7 @@ def _number_grid(
     else:
         ax.set_xticks(np.arange(n_cols) + 0.5, list(columns))
         ax.xaxis.tick_top()
-    ax.tick_params(length=0)
-    for side in ax.spines.values():
-        side.set_visible(False)
+    _bare_frame(ax)
     ax.set_title(title, pad=22 if columns is not None else 6)
 
 
@@ -744,9 +752,7 @@ def kv_cache_steps(
             [f"step {t}: {t + 1} cached" for t in range(n)],
         )
         ax.xaxis.tick_top()
-        ax.tick_params(length=0)
-        for side in ax.spines.values():
-            side.set_visible(False)
+        _bare_frame(ax)
         fig.legend(
             handles=[
                 Patch(

@@ -33,7 +33,7 @@ import numpy as np
 
 from attention_by_hand.book.demos import DemoResult, DemoSpec
 from attention_by_hand.book.fences import replace_outside_fences
-from attention_by_hand.book.markers import named_marker, unknown_name
+from attention_by_hand.book.markers import marker_id, named_marker, unknown_name
 
 DEMO_LINE = named_marker("demo")
 REGISTRY_FILE = "attention_by_hand/book/demos.py"
@@ -90,8 +90,7 @@ def replace_demo_markers(
         spec = demos.get(name)
         if spec is None:
             raise unknown_name(page, "demo", name, demos, REGISTRY_FILE)
-        seen[name] = seen.get(name, 0) + 1
-        uid = f"demo-{name}" if seen[name] == 1 else f"demo-{name}-{seen[name]}"
+        uid = marker_id("demo", name, seen)
         picture = spec.picture_figure
         return render_demo(spec, uid, figure_html=figure(picture) if figure and picture else None)
 

@@ -62,6 +62,27 @@ def unknown_name(
     )
 
 
+def marker_id(kind: str, name: str, seen: dict[str, int]) -> str:
+    """The HTML id of the next ``[[kind: name]]`` marker of a page, unique on that page.
+
+    Parameters
+    ----------
+    kind, name : str
+        The marker's kind and name.
+    seen : dict of str to int
+        How many markers of each name of this kind the page has had so far;
+        this one is counted in it.
+
+    Examples
+    --------
+    >>> seen = {}
+    >>> [marker_id("demo", "mixture", seen) for _ in range(3)]
+    ['demo-mixture', 'demo-mixture-2', 'demo-mixture-3']
+    """
+    seen[name] = seen.get(name, 0) + 1
+    return f"{kind}-{name}" if seen[name] == 1 else f"{kind}-{name}-{seen[name]}"
+
+
 def check_no_leftover(html_text: str, page: str) -> None:
     """Stop on a marker that reached the page's HTML outside code.
 

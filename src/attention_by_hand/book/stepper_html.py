@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from attention_by_hand.book.fences import replace_outside_fences
-from attention_by_hand.book.markers import named_marker, unknown_name
+from attention_by_hand.book.markers import marker_id, named_marker, unknown_name
 from attention_by_hand.figures import format_number
 from attention_by_hand.online import OnlineStep, online_attention_steps
 
@@ -175,8 +175,7 @@ def replace_stepper_markers(
         spec = steppers.get(name)
         if spec is None:
             raise unknown_name(page, "stepper", name, steppers, REGISTRY_FILE)
-        seen[name] = seen.get(name, 0) + 1
-        uid = f"stepper-{name}" if seen[name] == 1 else f"stepper-{name}-{seen[name]}"
+        uid = marker_id("stepper", name, seen)
         return render_stepper(spec, uid)
 
     return replace_outside_fences(STEPPER_LINE, stepper_html, markdown)
