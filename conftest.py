@@ -15,4 +15,3 @@ pytest_collect_file = (
     Sybil(parsers=page_parsers(), patterns=["*.md"], path="docs", setup=setup_namespace)
     + Sybil(parsers=[DocTestParser()], patterns=["*.py"], path="src", name="docstrings")
 ).pytest()
-
