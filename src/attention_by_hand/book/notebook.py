@@ -47,6 +47,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import html
+import importlib
 import json
 import posixpath
 import re
@@ -186,6 +187,11 @@ def start_render(
             done: Future[dict[str, Any]] = Future()
             done.set_result(cached)
             return done
+    # IPython is imported by the render, in its thread, unless it is already
+    # loaded; matplotlib, drawing the book's figures in the build's thread at
+    # the same time, looks it up in sys.modules and would find it half
+    # imported (AttributeError: partially initialized module 'IPython').
+    importlib.import_module("IPython")
     return executor.submit(_render_and_keep, render, config, files, cache, key)
 
 

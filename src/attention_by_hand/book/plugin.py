@@ -17,7 +17,6 @@ module is kept; a change to it needs a restart of ``mkdocs serve``.
 
 from __future__ import annotations
 
-import copy
 import importlib
 import logging
 import os
@@ -143,13 +142,41 @@ class BookPlugin(BasePlugin[BookConfig]):
     # -- the files ----------------------------------------------------------
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
-        """Check front matter; draw the figures; check the sources; add the notebooks' .ipynb."""
+        """Check front matter and sources; add .ipynb; start the notebooks; draw the figures.
+
+        The notebooks the cache does not hold start running here, in the
+        background, before the figures are drawn: the notebook's kernel (a
+        process of its own) runs on one core while this process draws the
+        figures and builds the other pages on the other. The quick checks
+        come first, so that their errors do not wait for a notebook.
+        """
         lib = self.lib
         # 1. what MkDocs would pass over silently, on the source as written
         for file in files.documentation_pages():
             if file.src_uri.endswith(".md"):
                 self._check_source(file, config)
-        # 2. every figure, in both palettes
+        # 2. the record of sources, and who cites what; the record is not published
+        self.sources = lib.sources.load_sources(Path(config.docs_dir) / self.config.sources)
+        markdown_pages = {
+            file.src_uri: file.content_string
+            for file in files.documentation_pages()
+            if file.src_uri.endswith(".md")
+        }
+        self.citations = lib.sources.check_citations(self.sources, markdown_pages)
+        record = files.get_file_from_path(self.config.sources)
+        if record is not None:
+            files.remove(record)
+        # 3. each notebook as .ipynb, to download; before the notebooks run, as
+        # nbformat numbers the cells in the order they are made (reproducible.py)
+        notebooks = [file for file in files.documentation_pages() if lib.notebook.is_notebook(file)]
+        for file in notebooks:
+            ipynb = lib.notebook.ipynb_text(file.content_string)
+            uri = lib.notebook.ipynb_uri(file.src_uri)
+            files.append(File.generated(config, uri, content=ipynb))
+        # 4. the notebooks, in the background (on_pre_page waits for them)
+        for file in notebooks:
+            self._start_notebook(file, config, files)
+        # 5. every figure, in both palettes
         svgs, self.figure_sizes = lib.figure_pages.draw_figures(
             lib.registry.FIGURES,
             lib.registry.PALETTE_NAMES,
@@ -161,46 +188,22 @@ class BookPlugin(BasePlugin[BookConfig]):
         )
         for path, svg in svgs.items():
             files.append(File.generated(config, path, content=svg))
-        # 3. the record of sources, and who cites what; the record is not published
-        self.sources = lib.sources.load_sources(Path(config.docs_dir) / self.config.sources)
-        markdown_pages = {
-            file.src_uri: file.content_string
-            for file in files.documentation_pages()
-            if file.src_uri.endswith(".md")
-        }
-        self.citations = lib.sources.check_citations(self.sources, markdown_pages)
-        record = files.get_file_from_path(self.config.sources)
-        if record is not None:
-            files.remove(record)
-        # 4. each notebook as .ipynb, to download
-        for file in list(files):
-            if lib.notebook.is_notebook(file):
-                ipynb = lib.notebook.ipynb_text(file.content_string)
-                uri = lib.notebook.ipynb_uri(file.src_uri)
-                files.append(File.generated(config, uri, content=ipynb))
         self.page_urls = {file.src_uri: file.url for file in files.documentation_pages()}
         return files
 
     def on_nav(self, nav: Navigation, *, config: MkDocsConfig, files: Files) -> Navigation:
-        """Stop on a lesson the nav leaves out; note the reading order; start the notebooks.
-
-        The notebooks the cache does not hold start running now, in the
-        background, while the other pages build.
-        """
+        """Stop on a lesson the nav leaves out; note the reading order."""
         self.nav_order = [page.file.src_uri for page in nav.pages]
         for file in files.documentation_pages():
             uri = file.src_uri
             if self.lib.lessons.is_lesson(uri, self.config.lessons) and uri not in self.nav_order:
                 raise self.lib.lessons.not_in_nav_error(self._source_path(file, config), uri)
-        for page in nav.pages:
-            if self.lib.notebook.is_notebook(page.file):
-                self._start_notebook(page, config, files)
         return nav
 
     # -- each page ----------------------------------------------------------
 
     def on_pre_page(self, page: Page, *, config: MkDocsConfig, files: Files) -> Page:
-        """The notebook page waits for its run (see on_nav); a failing cell, a short build error."""
+        """The notebook page waits for its run (see on_files); a failing cell, a short build error."""
         notebook = self.lib.notebook
         if notebook.is_notebook(page.file):
             render = page.render
@@ -339,17 +342,24 @@ class BookPlugin(BasePlugin[BookConfig]):
             raise PluginError(f"the package {PACKAGE} has no source folder to digest")
         self.source_digest = build_cache.source_digest(Path(package).parent)
 
-    def _start_notebook(self, page: Page, config: MkDocsConfig, files: Files) -> None:
-        """Start running the notebook of `page` beside the build, or read it from the cache.
+    def _start_notebook(self, file: File, config: MkDocsConfig, files: Files) -> None:
+        """Start running the notebook `file` beside the build, or read it from the cache.
 
         mkdocs-jupyter makes the page's render function in its ``on_pre_page``;
-        it is asked for it here, on a copy of the page, so that the notebook
-        runs while MkDocs renders the pages before it.
+        the pages do not exist yet, so it is asked here, on a stand-in page of
+        a stand-in file with the same source (a page claims its file), so that
+        the notebook runs while the figures are drawn and the other pages built.
         """
         jupyter = config.plugins.get("mkdocs-jupyter")
         if jupyter is None:
             return
-        probe = copy.copy(page)
+        stand_in = File(
+            file.src_uri,
+            src_dir=config.docs_dir,
+            dest_dir=config.site_dir,
+            use_directory_urls=config.use_directory_urls,
+        )
+        probe = Page(None, stand_in, config)
         jupyter.on_pre_page(probe, config=config, files=files)
         render = vars(probe).get("render")
         function = getattr(render, "__func__", None)
@@ -357,12 +367,12 @@ class BookPlugin(BasePlugin[BookConfig]):
             return
         if self.notebook_runner is None:
             self.notebook_runner = ThreadPoolExecutor(1, thread_name_prefix="abh-notebook")
-        self.notebook_jobs[page.file.src_uri] = self.lib.notebook.start_render(
+        self.notebook_jobs[file.src_uri] = self.lib.notebook.start_render(
             function,
             config,
             files,
             cache=self.cache,
-            key=self._notebook_key(page, config),
+            key=self._notebook_key(file, config),
             executor=self.notebook_runner,
         )
 
@@ -373,20 +383,20 @@ class BookPlugin(BasePlugin[BookConfig]):
             self.notebook_runner.shutdown(wait=True, cancel_futures=True)
             self.notebook_runner = None
 
-    def _notebook_key(self, page: Page, config: MkDocsConfig) -> str:
+    def _notebook_key(self, file: File, config: MkDocsConfig) -> str:
         """The cache key of a notebook's render: its source, the package, versions, settings."""
         build_cache = self.lib.build_cache
         jupyter = config.plugins.get("mkdocs-jupyter")
         settings = {} if jupyter is None else dict(jupyter.config)
         settings = {k: v for k, v in settings.items() if k not in {"cache", "cache_dir"}}
-        source = Path(page.file.abs_src_path or "").read_bytes()
+        source = Path(file.abs_src_path or "").read_bytes()
         return str(
             build_cache.cache_key(
                 "notebook",
                 self.source_digest,
                 build_cache.library_versions(build_cache.NOTEBOOK_LIBRARIES),
                 repr(sorted(settings.items())),
-                page.file.src_uri,
+                file.src_uri,
                 source,
             )
         )
