@@ -13,8 +13,9 @@ figure prints straight out of the file.
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Literal
 
 import matplotlib as mpl
@@ -38,30 +39,36 @@ __all__ = [
 Palette = Literal["light", "dark"]
 
 #: Colours per palette. The dark values sit on Material's "slate" background.
-PALETTES: dict[str, dict[str, str]] = {
-    "light": {
-        "background": "#ffffff",
-        "text": "#1f2328",
-        "muted": "#57606a",
-        "grid": "#d0d7de",
-        "accent": "#3949ab",
-        "value": "#8a5a00",
-        "output": "#b3261e",
-        "allowed": "#3949ab",
-        "blocked": "#eceff4",
-    },
-    "dark": {
-        "background": "#1e2129",
-        "text": "#e6e8ee",
-        "muted": "#a8b0bd",
-        "grid": "#3a3f4b",
-        "accent": "#9fa8ff",
-        "value": "#f0c068",
-        "output": "#ff8a80",
-        "allowed": "#3f51b5",
-        "blocked": "#2c313c",
-    },
-}
+PALETTES: Mapping[str, Mapping[str, str]] = MappingProxyType(
+    {
+        "light": MappingProxyType(
+            {
+                "background": "#ffffff",
+                "text": "#1f2328",
+                "muted": "#57606a",
+                "grid": "#d0d7de",
+                "accent": "#3949ab",
+                "value": "#8a5a00",
+                "output": "#b3261e",
+                "allowed": "#3949ab",
+                "blocked": "#eceff4",
+            }
+        ),
+        "dark": MappingProxyType(
+            {
+                "background": "#1e2129",
+                "text": "#e6e8ee",
+                "muted": "#a8b0bd",
+                "grid": "#3a3f4b",
+                "accent": "#9fa8ff",
+                "value": "#f0c068",
+                "output": "#ff8a80",
+                "allowed": "#3f51b5",
+                "blocked": "#2c313c",
+            }
+        ),
+    }
+)
 
 
 # ---------------------------------------------------------------------------
@@ -405,7 +412,7 @@ def weights_matrix(
     return fig
 
 
-def _weights_colormap(colours: dict[str, str]) -> mpl.colors.LinearSegmentedColormap:
+def _weights_colormap(colours: Mapping[str, str]) -> mpl.colors.LinearSegmentedColormap:
     """The shading of a weight from 0 (the background) to 1 (the "allowed" colour)."""
     return mpl.colors.LinearSegmentedColormap.from_list(
         "weights", [colours["background"], colours["allowed"]]
@@ -511,13 +518,13 @@ def _arrow(ax, start, end, colour: str, *, lw: float, style: str = "solid") -> N
     )
 
 
-def _palette(palette: str) -> dict[str, str]:
+def _palette(palette: str) -> Mapping[str, str]:
     if palette not in PALETTES:
         raise ValueError(f"palette must be 'light' or 'dark'; got {palette!r}")
     return PALETTES[palette]
 
 
-def _style(colours: dict[str, str]):
+def _style(colours: Mapping[str, str]):
     return mpl.rc_context(
         {
             "font.family": "sans-serif",
@@ -626,7 +633,7 @@ def _number_grid(
     rows: Sequence[str],
     columns: Sequence[str] | None,
     title: str,
-    colours: dict[str, str],
+    colours: Mapping[str, str],
     shade: np.ndarray | None,
 ) -> None:
     """Draw `matrix` as a grid of printed numbers; `shade` (0 to 1) fills the cells."""

@@ -38,7 +38,9 @@ import io
 import re
 import textwrap
 import tokenize
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from attention_by_hand.book.output import OUTPUT_LANGUAGE
 from attention_by_hand.book.prose import Number, numbers_in
@@ -56,16 +58,18 @@ __all__ = [
 KINDS = ("prose", "comment", "output", "cross-reference")
 
 #: The numbers a reader sees that no check needs to back, and why. The only list.
-EXEMPTIONS: dict[str, str] = {
-    "list marker": (
-        "the number of an ordered-list item ('1. ', '2) '); it counts items, not a result"
-    ),
-    "date or year": "a date (2026-11-29) or a year (2017) names a time, not a result",
-    "version or identifier": (
-        "it names a release or a document (torch 2.13, Python 3.11, PEP 8, arXiv 1706), "
-        "not a quantity"
-    ),
-}
+EXEMPTIONS: Mapping[str, str] = MappingProxyType(
+    {
+        "list marker": (
+            "the number of an ordered-list item ('1. ', '2) '); it counts items, not a result"
+        ),
+        "date or year": "a date (2026-11-29) or a year (2017) names a time, not a result",
+        "version or identifier": (
+            "it names a release or a document (torch 2.13, Python 3.11, PEP 8, arXiv 1706), "
+            "not a quantity"
+        ),
+    }
+)
 
 _ORDERED_ITEM = re.compile(r"^[ \t>]*(?P<marker>\d+)[.)][ \t]", re.MULTILINE)
 _DATE = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")
