@@ -189,7 +189,9 @@ def main() -> None:
 def _copy_repository(book: Path) -> Path:
     for name in ("docs", "src", "overrides", "benchmarks"):
         shutil.copytree(
-            ROOT / name, book / name, ignore=shutil.ignore_patterns("__pycache__", "node_modules", "*.egg-info")
+            ROOT / name,
+            book / name,
+            ignore=shutil.ignore_patterns("__pycache__", "node_modules", "*.egg-info"),
         )
     shutil.copy(ROOT / "mkdocs.yml", book / "mkdocs.yml")
     return book
