@@ -2,7 +2,7 @@
 keyboard-only reader who changes the demo and completes a quiz.
 
 axe-core comes vendored inside the PyPI package ``axe-playwright-python``
-(pinned in constraints.txt; its wheel ships ``axe.min.js``, axe-core 4.12.1,
+(pinned in requirements/test.txt; its wheel ships ``axe.min.js``, axe-core 4.12.1,
 and downloads nothing). Every rule axe runs by default is checked; no rule
 or element is excluded.
 """
