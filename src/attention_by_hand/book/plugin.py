@@ -108,6 +108,7 @@ class BookPlugin(BasePlugin[BookConfig]):
         self.citations: Citations | None = None
         self.page_urls: dict[str, str] = {}
         self.nav_order: list[str] = []
+        self.page_titles: dict[str, str] = {}
         self.restore_cell_ids: Callable[[], None] | None = None
         self.target: Path | None = None
         self.staging: Path | None = None
@@ -192,8 +193,17 @@ class BookPlugin(BasePlugin[BookConfig]):
         return files
 
     def on_nav(self, nav: Navigation, *, config: MkDocsConfig, files: Files) -> Navigation:
-        """Stop on a lesson the nav leaves out; note the reading order."""
+        """Stop on a lesson the nav leaves out; note the reading order and every page's title."""
         self.nav_order = [page.file.src_uri for page in nav.pages]
+        # once per build, for the lessons' "Next" links (not once per lesson page)
+        self.page_titles = {
+            file.src_uri: self.lib.pages.page_title(
+                file.src_uri,
+                file.content_string if file.src_uri.endswith(".md") else "",
+                file.page.title if file.page is not None else None,
+            )
+            for file in files.documentation_pages()
+        }
         for file in files.documentation_pages():
             uri = file.src_uri
             if self.lib.lessons.is_lesson(uri, self.config.lessons) and uri not in self.nav_order:
@@ -489,22 +499,13 @@ class BookPlugin(BasePlugin[BookConfig]):
 
     def _check_lesson(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """The lesson template check, then the "Next" link if the body has none."""
-        titles = {
-            file.src_uri: self.lib.pages.page_title(
-                file.src_uri,
-                file.content_string if file.src_uri.endswith(".md") else "",
-                file.page.title if file.page is not None else None,
-            )
-            for file in files
-            if file.is_documentation_page()
-        }
         return str(
             self.lib.lessons.checked_lesson(
                 markdown,
                 page.meta or {},
                 page=page.file.src_uri,
                 source_path=self._source_path(page.file, config),
-                titles=titles,
+                titles=self.page_titles,
             )
         )
 
