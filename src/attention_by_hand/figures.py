@@ -22,7 +22,7 @@ import matplotlib as mpl
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Patch, Rectangle
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from .core import attention_weights, causal_mask, masked_softmax
 
@@ -912,6 +912,58 @@ def online_softmax_steps(
     return fig
 
 
+def head_weights(
+    *, tokens: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, n_heads: int
+) -> list[NDArray[np.floating]]:
+    """The self-attention weights of each head, as :func:`multi_head_attention` splits them.
+
+    Head ``h`` takes the ``h``-th group of ``d_model // n_heads``
+    consecutive columns of ``tokens @ w_q`` and ``tokens @ w_k``.
+
+    Parameters
+    ----------
+    tokens : array_like, shape ``[n, d_model]``
+    w_q, w_k : array_like, shape ``[d_model, d_model]``
+    n_heads : int
+        Number of heads; it must divide ``d_model``.
+
+    Returns
+    -------
+    list of ndarray, each of shape ``[n, n]``
+        One weight matrix per head, rows for queries, columns for keys.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = head_weights(tokens=[[1, 0], [0, 1]], w_q=np.eye(2), w_k=np.eye(2), n_heads=2)
+    >>> [m.shape for m in w]
+    [(2, 2), (2, 2)]
+    """
+    x = np.asarray(tokens, dtype=float)
+    wq = np.asarray(w_q, dtype=float)
+    wk = np.asarray(w_k, dtype=float)
+    d_model = x.shape[-1] if x.ndim == 2 else 0
+    if (
+        x.ndim != 2
+        or wq.shape != (d_model, d_model)
+        or wk.shape != (d_model, d_model)
+        or n_heads < 1
+        or d_model % n_heads
+    ):
+        raise ValueError(
+            f"multi_head_weights needs tokens [n, d_model], square projections of size d_model "
+            f"and a number of heads that divides d_model; got shapes {x.shape}, {wq.shape}, "
+            f"{wk.shape} and n_heads={n_heads}"
+        )
+    width = d_model // n_heads
+    q, k = x @ wq, x @ wk  # [n, d_model]
+    # head h: columns h * width .. (h + 1) * width - 1 of q and k -> [n, n]
+    return [
+        attention_weights(q[:, h * width : (h + 1) * width], k[:, h * width : (h + 1) * width])
+        for h in range(n_heads)
+    ]
+
+
 def multi_head_weights(
     *,
     tokens: ArrayLike,
@@ -941,25 +993,8 @@ def multi_head_weights(
         shaded by its weight and printed to 3 decimals.
     """
     colours = _palette(palette)
-    x = np.asarray(tokens, dtype=float)
-    wq = np.asarray(w_q, dtype=float)
-    wk = np.asarray(w_k, dtype=float)
-    d_model = x.shape[-1] if x.ndim == 2 else 0
-    if (
-        x.ndim != 2
-        or wq.shape != (d_model, d_model)
-        or wk.shape != (d_model, d_model)
-        or n_heads < 1
-        or d_model % n_heads
-    ):
-        raise ValueError(
-            f"multi_head_weights needs tokens [n, d_model], square projections of size d_model "
-            f"and a number of heads that divides d_model; got shapes {x.shape}, {wq.shape}, "
-            f"{wk.shape} and n_heads={n_heads}"
-        )
-    width = d_model // n_heads
-    q, k = x @ wq, x @ wk  # [n, d_model]
-    n = len(x)
+    weights = head_weights(tokens=tokens, w_q=w_q, w_k=w_k, n_heads=n_heads)  # n_heads x [n, n]
+    n = len(weights[0])
     with _style(colours):
         fig = Figure(
             figsize=(3.4 * n_heads + 0.8, 0.8 * n + 1.6),
@@ -967,9 +1002,7 @@ def multi_head_weights(
             facecolor=colours["background"],
         )
         axes = np.atleast_1d(fig.subplots(1, n_heads))
-        for h, ax in enumerate(axes):
-            cols = slice(h * width, (h + 1) * width)
-            w = attention_weights(q[:, cols], k[:, cols])  # [n, n]
+        for h, (ax, w) in enumerate(zip(axes, weights, strict=True)):
             _number_grid(
                 ax,
                 np.round(w, 3),

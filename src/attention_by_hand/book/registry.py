@@ -357,21 +357,13 @@ def _online_softmax_figure() -> FigureSpec:
 
 def _multi_head_figure() -> FigureSpec:
     """Lesson 5: the weights of two heads of width 1 over lesson 4's three tokens."""
-    inputs = {
-        "tokens": [[1, 0], [0, 1], [1, 1]],
-        "w_q": [[1, 1], [1, -1]],
-        "w_k": [[2, -1], [-1, 2]],
-        "n_heads": 2,
-    }
-    x = np.asarray(inputs["tokens"], dtype=float)
-    q = x @ np.asarray(inputs["w_q"], dtype=float)
-    k = x @ np.asarray(inputs["w_k"], dtype=float)
-    n_heads = int(inputs["n_heads"])  # type: ignore[call-overload]  # an int in the dict above
+    tokens, w_q, w_k, n_heads = [[1, 0], [0, 1], [1, 1]], [[1, 1], [1, -1]], [[2, -1], [-1, 2]], 2
+    inputs = {"tokens": tokens, "w_q": w_q, "w_k": w_k, "n_heads": n_heads}
+    x = np.asarray(tokens, dtype=float)
     width = x.shape[1] // n_heads
+    weights = figures.head_weights(tokens=tokens, w_q=w_q, w_k=w_k, n_heads=n_heads)
     heads = []
-    for h in range(n_heads):
-        cols = slice(h * width, (h + 1) * width)
-        w = attention_weights(q[:, cols], k[:, cols])
+    for h, w in enumerate(weights):
         rows = "; ".join(f"query {i}: {_numbers(np.round(w[i], 3))}" for i in range(len(x)))
         heads.append(f"Head {h}, {rows}")
     return FigureSpec(
