@@ -13,6 +13,10 @@ STAMP  := $(VENV)/.installed-$(shell cat $(LOCK) pyproject.toml | cksum | cut -d
 PIP    := $(BIN)/python -m pip --disable-pip-version-check
 
 export NO_MKDOCS_2_WARNING := 1
+# Some machines set PYTHONDONTWRITEBYTECODE: then every test worker and every
+# build compiles the package and the tests afresh (and pytest rewrites every
+# test module again). The compiled files go to __pycache__/, which git ignores.
+unexport PYTHONDONTWRITEBYTECODE
 # Reproducible builds: dates in the site (sitemap, gzip header) are the last
 # commit's time, so the same commit gives the same bytes.
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
@@ -71,10 +75,12 @@ offline: $(STAMP)  ## build a site to read from disk into site-offline/ (open si
 # `make test` runs in parallel (pytest-xdist), one worker per core by default.
 # --dist loadfile keeps each page's Python blocks in one worker (they share one
 # namespace, so a block run apart from the one that defined its names would
-# fail); the workers share each build (tests/conftest.py).
+# fail); tests/conftest.py lets the tests of a few long modules go to any
+# worker and puts the longest tests first (--no-loadscope-reorder keeps that
+# order); the workers share each build (tests/conftest.py).
 TEST_WORKERS ?= 2
 test: $(STAMP)  ## run every test: maths, docs examples, build, browser, serve, torch, tools
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # The tiers are markers (pyproject.toml); tests/conftest.py marks each test
 # that uses a build or Chromium.

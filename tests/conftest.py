@@ -22,6 +22,7 @@ import contextlib
 import functools
 import http.server
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -32,6 +33,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 from project import STALE_PAGE, TIER_VARIABLE, copy_for_build, require_tier
+from xdist.scheduler import LoadScopeScheduling
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -59,13 +61,54 @@ TIERS = ("build", "browser", "serve", "torch", "tools", "figures")
 settings.register_profile("fast", max_examples=10)
 
 
+#: The order in which `make test` hands out work: the tests that take longest
+#: (a served copy, a build, Chromium) first, so that the last to finish are short.
+START_FIRST = ("serve", "build", "browser")
+#: Modules whose tests `make test` may run in any worker (:class:`FileScheduling`).
+SPREAD_MODULES = frozenset({"tests/test_contributor_errors.py"})
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark each test with the tiers of the fixtures it uses."""
+    """Mark each test with the tiers of the fixtures it uses; put the longest first."""
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
         for tier, fixtures in TIER_FIXTURES.items():
             if used & fixtures:
                 item.add_marker(tier)
+
+    def rank(item: pytest.Item) -> int:
+        marked = {mark.name for mark in item.iter_markers()}
+        return next((n for n, tier in enumerate(START_FIRST) if tier in marked), len(START_FIRST))
+
+    items.sort(key=rank)  # stable: a file's tests keep their order within a rank
+
+
+class FileScheduling(LoadScopeScheduling):
+    """``--dist loadfile``, except that a test of :data:`SPREAD_MODULES` may go to any worker.
+
+    A file's tests run in one worker: a page's Python blocks share one
+    namespace, and a module's fixtures are made once. The tests of a spread
+    module are handed out one by one, except that those with the same
+    parameters (``test_a[x]``, ``test_b[x]``) go together.
+
+    (``--dist loadgroup`` with ``xdist_group`` marks would say the same, but
+    pytest-xdist 3.8 loses the marks under pytest 9.2: pytest-xdist issue 1386.)
+    """
+
+    def _split_scope(self, nodeid: str) -> str:
+        path, _, test = nodeid.partition("::")
+        if path not in SPREAD_MODULES:
+            return path
+        parameters = re.search(r"\[.*\]$", test)
+        return path + (parameters[0] if parameters else "::" + test)
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: unknown under -p no:xdist
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> FileScheduling | None:
+    """``--dist loadfile`` (``make test``) hands out work as :class:`FileScheduling` says."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    return FileScheduling(config, log)
 
 
 @pytest.hookimpl(wrapper=True)

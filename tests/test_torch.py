@@ -11,7 +11,9 @@ torch or a version other than the one the lessons describe (2.13) fails.
 
 from __future__ import annotations
 
+import importlib.util
 import os
+from typing import Any
 
 import numpy as np
 import pytest
@@ -30,16 +32,29 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 TORCH_VERSION = "2.13"  # the version whose behaviour the lessons state
 INSTALL_HINT = "`.venv/bin/pip install torch==2.13.0` to run the cross-check"
 
-try:
-    import torch
-    import torch.nn.functional as F
-    from torch.nn.attention.bias import causal_lower_right
-except ImportError:
-    torch = None
-if torch is None:
+if importlib.util.find_spec("torch") is None:
     if IN_CI:
         pytest.fail(f"CI=true but torch is not installed; {INSTALL_HINT}", pytrace=False)
     pytest.skip(f"torch is not installed; {INSTALL_HINT}", allow_module_level=True)
+
+# Bound by _import_torch below, when the first test of this module runs.
+torch: Any = None
+F: Any = None
+causal_lower_right: Any = None
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _import_torch() -> None:
+    """Import torch when this module's tests run, not when they are collected.
+
+    Every pytest-xdist worker collects every module, and one of them runs this
+    one: importing torch (about 2.5 s) at collection would cost every worker.
+    """
+    global torch, F, causal_lower_right
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention.bias import causal_lower_right
+
 
 # dtype -> (NumPy dtype, tolerance for both rtol and atol)
 PRECISION = {
