@@ -87,9 +87,10 @@ class FileScheduling(LoadScopeScheduling):
     """``--dist loadfile``, except that a test of :data:`SPREAD_MODULES` may go to any worker.
 
     A file's tests run in one worker: a page's Python blocks share one
-    namespace, and a module's fixtures are made once. The tests of a spread
-    module are handed out one by one, except that those with the same
-    parameters (``test_a[x]``, ``test_b[x]``) go together.
+    namespace, and a module's fixtures are made once. The tests of the spread
+    modules are handed out one by one, except that those with the same
+    parameters (``test_a.py::test_x[p]``, ``test_b.py::test_y[p]``) go to the
+    same worker, which can then share what they share (a page visited once).
 
     (``--dist loadgroup`` with ``xdist_group`` marks would say the same, but
     pytest-xdist 3.8 loses the marks under pytest 9.2: pytest-xdist issue 1386.)
@@ -100,7 +101,7 @@ class FileScheduling(LoadScopeScheduling):
         if path not in SPREAD_MODULES:
             return path
         parameters = re.search(r"\[.*\]$", test)
-        return path + (parameters[0] if parameters else "::" + test)
+        return f"spread{parameters[0]}" if parameters else nodeid
 
 
 @pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: unknown under -p no:xdist
