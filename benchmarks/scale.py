@@ -21,6 +21,13 @@ measures (``--runs`` times, the sizes taking turns; medians):
   tests/test_lesson_claims.py`` (every page's examples under Sybil, the
   fence guards, the number coverage and claims of every page).
 
+With ``--suite`` it also runs the whole suite as ``make test`` does
+(pytest-xdist on :data:`SUITE_WORKERS` workers, every tier: builds,
+Chromium, serve, torch) in a clone of the repository's last commit grown
+the same way, for issue 10's "each lesson added later costs <= 8 s more"::
+
+    .venv/bin/python benchmarks/scale.py --suite --lessons 11
+
 It prints each size's times and, between the smallest and the largest
 size, the cost of one added lesson. Timings are printed, never asserted.
 """
@@ -31,6 +38,7 @@ import argparse
 import re
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -47,23 +55,30 @@ BODY_NEXT = re.compile(r"^\[Next: [^\]]*\]\([^)]*\)(?:\{[^}]*\})?[ \t]*$", re.MU
 COPIED = ("docs", "src", "overrides", "tests")
 COPIED_FILES = ("mkdocs.yml", "pyproject.toml", "conftest.py")
 PER_PAGE_TESTS = ("docs", "tests/test_docs_examples.py", "tests/test_lesson_claims.py")
+#: `make test`'s pytest command after "python -m pytest" (see the Makefile).
+SUITE_WORKERS = 2
+SUITE_ARGS = ("-n", str(SUITE_WORKERS), "--dist", "loadfile", "--no-loadscope-reorder")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lessons", type=int, default=30, help="lessons in the grown book")
     parser.add_argument("--runs", type=int, default=1, help="runs per size (median)")
+    parser.add_argument(
+        "--suite", action="store_true", help="also run the whole suite, as make test does"
+    )
     args = parser.parse_args()
 
     results: dict[int, tuple[float, float, float, str]] = {}
     samples: dict[int, list[tuple[float, float, float]]] = {}
+    suites: dict[int, list[tuple[float, str]]] = {}
     with tempfile.TemporaryDirectory(prefix="abh-scale-") as temp:
         work = Path(temp)
         real = len(_nav_lessons((ROOT / "mkdocs.yml").read_text(encoding="utf-8")))
         sizes = sorted({real, args.lessons})
         books = {}
         for size in sizes:
-            books[size] = _copy(work / f"book-{size}")
+            books[size] = (_clone if args.suite else _copy)(work / f"book-{size}")
             _grow(books[size], size)
         # the sizes take turns, so that a busy spell of the machine hits both alike
         for run in range(args.runs):
@@ -81,6 +96,10 @@ def main() -> None:
                     f"{warm:.2f} s, per-page tests {tests:.2f} s ({summary})",
                     flush=True,
                 )
+                if args.suite:
+                    suite_env = {**env, "ABH_CACHE_DIR": str(work / f"cache-suite-{size}-{run}")}
+                    suites.setdefault(size, []).append(_suite(book, suite_env))
+                    print(f"run {run + 1}, {size} lessons: {_suite_text(suites[size][-1])}")
         for size, runs in samples.items():
             cold, warm, tests = (statistics.median(r[i] for r in runs) for i in range(3))
             results[size] = (cold, warm, tests, results[size][3])
@@ -100,6 +119,33 @@ def main() -> None:
             f"{'each added lesson':>7}: cold build {per[0]:+.2f} s, warm build {per[1]:+.2f} s, "
             f"per-page tests {per[2]:+.2f} s  ({small} -> {large} lessons)"
         )
+    if suites:
+        medians = {size: statistics.median(s for s, _ in runs) for size, runs in suites.items()}
+        for size in sorted(medians):
+            print(f"{size:>7} lessons: whole suite {medians[size]:.2f} s (median)")
+        if len(medians) > 1:
+            small, large = min(medians), max(medians)
+            per_lesson = (medians[large] - medians[small]) / (large - small)
+            print(f"each added lesson: whole suite {per_lesson:+.2f} s (target <= 8 s)")
+
+
+def _clone(book: Path) -> Path:
+    """The repository's last commit, cloned to `book` (the whole suite needs every file)."""
+    subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(book)], check=True)
+    return book
+
+
+def _suite(book: Path, env: dict[str, str]) -> tuple[float, str]:
+    """Seconds of the whole suite in `book`, as `make test` runs it, and its summary."""
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *SUITE_ARGS]
+    seconds, summary, result = _timed_pytest(command, cwd=book, env=env)
+    if result.returncode != 0:
+        print(result.stdout[-4000:], file=sys.stderr)
+    return seconds, summary
+
+
+def _suite_text(run: tuple[float, str]) -> str:
+    return f"whole suite {run[0]:.2f} s ({run[1]})"
 
 
 def _copy(book: Path) -> Path:
