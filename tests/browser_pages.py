@@ -1,0 +1,66 @@
+"""One Chromium page shared by the browser tests of a module, loaded afresh by each.
+
+A new browser context is a cold start (a renderer of its own, an empty HTTP
+cache), about a CPU-second in Chromium before its first page is shown. The
+tests of a module that each load a page and act on it can share one page
+instead: :meth:`FreshPage.load` clears what the site stored in the browser,
+sets the palette and window size the test asks for (what a new context's
+``color_scheme`` and ``viewport`` options set), loads the page, and checks
+that it shows that palette at that width. Material remembers the palette in
+localStorage, also as a page is left, which is why the storage is cleared
+from a bare document of the site (:data:`BARE`), after the last page is gone.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urljoin
+
+#: A small file at the site's root: a document of the site's origin without
+#: the site's scripts, from which its storage is cleared.
+BARE = "/sitemap.xml"
+
+#: Material's name for each palette: the ``data-md-color-scheme`` of the page.
+PALETTES = {"light": "default", "dark": "slate"}
+
+#: Resolves after the browser has laid out and painted the page twice.
+TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+#: Empties the storage of the page's origin; returns what is left.
+CLEAR_STORAGE = """() => {
+  localStorage.clear();
+  sessionStorage.clear();
+  return localStorage.length + sessionStorage.length;
+}"""
+
+
+class FreshPage:
+    """A page made on first use, each load as if in a new context; owned by a module fixture."""
+
+    def __init__(self, browser, init_script: str | None = None) -> None:
+        self._browser = browser
+        self._init_script = init_script
+        self._page = None
+
+    def load(self, url: str, scheme: str = "light", width: int = 1200, height: int = 900):
+        """The page after loading `url` afresh, in palette `scheme`, `width` x `height`."""
+        if self._page is None:
+            ctx = self._browser.new_context(viewport={"width": width, "height": height})
+            if self._init_script:
+                ctx.add_init_script(self._init_script)
+            self._page = ctx.new_page()
+        page = self._page
+        page.goto(urljoin(url, BARE))
+        assert page.evaluate(CLEAR_STORAGE) == 0
+        page.context.clear_cookies()
+        page.emulate_media(color_scheme=scheme)
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(url)
+        shown = page.locator("body").get_attribute("data-md-color-scheme")
+        assert shown == PALETTES[scheme], f"{url}: palette {shown}, not {scheme}"
+        assert page.evaluate("window.innerWidth") == width, f"{url}: not {width} px wide"
+        return page
+
+    def close(self) -> None:
+        if self._page is not None:
+            self._page.context.close()
+            self._page = None
