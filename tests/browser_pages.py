@@ -3,21 +3,15 @@
 A new browser context is a cold start (a renderer of its own, an empty HTTP
 cache), about a CPU-second in Chromium before its first page is shown. The
 tests of a module that each load a page and act on it can share one page
-instead: :meth:`FreshPage.load` clears what the site stored in the browser,
-sets the palette and window size the test asks for (what a new context's
-``color_scheme`` and ``viewport`` options set), loads the page, and checks
-that it shows that palette at that width. Material remembers the palette in
-localStorage, also as a page is left, which is why the storage is cleared
-from a bare document of the site (:data:`BARE`), after the last page is gone.
+instead: :meth:`FreshPage.load` sets the palette and window size the test
+asks for (what a new context's ``color_scheme`` and ``viewport`` options
+set), loads the page, and checks that it shows that palette at that width.
+Every document of the page starts with its site's storage empty, as the
+first page of a new context does (:data:`EMPTY_STORAGE`): Material
+remembers the palette in localStorage, and would show the last one.
 """
 
 from __future__ import annotations
-
-from urllib.parse import urljoin
-
-#: A small file at the site's root: a document of the site's origin without
-#: the site's scripts, from which its storage is cleared.
-BARE = "/sitemap.xml"
 
 #: Material's name for each palette: the ``data-md-color-scheme`` of the page.
 PALETTES = {"light": "default", "dark": "slate"}
@@ -25,12 +19,16 @@ PALETTES = {"light": "default", "dark": "slate"}
 #: Resolves after the browser has laid out and painted the page twice.
 TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 
-#: Empties the storage of the page's origin; returns what is left.
-CLEAR_STORAGE = """() => {
+#: An init script: empties the storage of the document's origin before any of
+#: its scripts run (about:blank has no storage to empty, and says so by throwing).
+EMPTY_STORAGE = """
+try {
   localStorage.clear();
   sessionStorage.clear();
-  return localStorage.length + sessionStorage.length;
-}"""
+} catch (error) {
+  if (location.protocol === "http:") throw error;
+}
+"""
 
 
 class FreshPage:
@@ -45,12 +43,11 @@ class FreshPage:
         """The page after loading `url` afresh, in palette `scheme`, `width` x `height`."""
         if self._page is None:
             ctx = self._browser.new_context(viewport={"width": width, "height": height})
+            ctx.add_init_script(EMPTY_STORAGE)  # a storage spy may log these two clear()
             if self._init_script:
                 ctx.add_init_script(self._init_script)
             self._page = ctx.new_page()
         page = self._page
-        page.goto(urljoin(url, BARE))
-        assert page.evaluate(CLEAR_STORAGE) == 0
         page.context.clear_cookies()
         page.emulate_media(color_scheme=scheme)
         page.set_viewport_size({"width": width, "height": height})

@@ -73,13 +73,15 @@ def spied_page(browser):
 
 @pytest.fixture
 def page(spied_page, site_url: str):
-    """The module's page on a bare document of the site, with nothing stored.
+    """The module's page on a document of the site, with nothing stored.
 
     One browser context serves every test (a new one costs a cold start);
-    what an earlier test stored is cleared here, and the test starts only
-    once every kind of storage is seen empty, as in a new context.
+    what an earlier test stored is cleared here, from the page it left (or a
+    bare document of the site, for the first), and the test starts only once
+    every kind of storage is seen empty, as in a new context.
     """
-    spied_page.goto(site_url + BARE)
+    if not spied_page.url.startswith(site_url):
+        spied_page.goto(site_url + BARE)
     spied_page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
     spied_page.context.clear_cookies()
     assert spied_page.evaluate(STORAGE) == EMPTY
