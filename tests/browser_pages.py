@@ -32,12 +32,17 @@ try {
 
 
 class FreshPage:
-    """A page made on first use, each load as if in a new context; owned by a module fixture."""
+    """A page made on first use, each load as if in a new context; owned by a module fixture.
+
+    :attr:`errors` holds the uncaught script errors of the page since its last
+    load began (Playwright's ``pageerror``), those of the load itself included.
+    """
 
     def __init__(self, browser, init_script: str | None = None) -> None:
         self._browser = browser
         self._init_script = init_script
         self._page = None
+        self.errors: list[str] = []
 
     def load(self, url: str, scheme: str = "light", width: int = 1200, height: int = 900):
         """The page after loading `url` afresh, in palette `scheme`, `width` x `height`."""
@@ -47,7 +52,9 @@ class FreshPage:
             if self._init_script:
                 ctx.add_init_script(self._init_script)
             self._page = ctx.new_page()
+            self._page.on("pageerror", lambda error: self.errors.append(str(error)))
         page = self._page
+        self.errors.clear()
         page.context.clear_cookies()
         page.emulate_media(color_scheme=scheme)
         page.set_viewport_size({"width": width, "height": height})

@@ -185,13 +185,7 @@ def test_demos_are_on_their_pages(site_dir: Path):
 @pytest.mark.parametrize("name", sorted(DEMO_PAGES))
 def test_demo_matches_reference_on_random_inputs(fresh, site_url: str, name: str):
     spec = DEMOS[name]
-    errors: list[str] = []
-
-    def record_error(error) -> None:
-        errors.append(str(error))
-
     page = fresh.load(site_url + DEMO_PAGES[name])
-    page.on("pageerror", record_error)
     root = page.locator(f'.abh-demo[data-demo="{name}"]')
     assert root.get_attribute("data-abh-ready") == "true"
 
@@ -216,8 +210,7 @@ def test_demo_matches_reference_on_random_inputs(fresh, site_url: str, name: str
             check_cells(cells, q, k, spec.values, keep, where)
     # the random inputs were read back under both states of the causal mask
     assert {case["toggles"]["causal"] for case in cases} == {False, True}
-    page.remove_listener("pageerror", record_error)
-    assert errors == []
+    assert fresh.errors == []
 
 
 def test_typing_into_the_inputs_updates_the_numbers(fresh, site_url: str):
@@ -440,13 +433,7 @@ def check_picture(picture: dict, q, k, v, keep: np.ndarray, query: int, where: s
 
 def test_picture_draws_the_reference_output(fresh, site_url: str):
     spec = DEMOS["mixture"]
-    errors: list[str] = []
-
-    def record_error(error) -> None:
-        errors.append(str(error))
-
     page = fresh.load(site_url + DEMO_PAGES["mixture"])
-    page.on("pageerror", record_error)
     root = page.locator('.abh-demo[data-demo="mixture"]')
     # the build's figure gives way to the live picture
     assert root.locator(".abh-demo-picture img").count() == 0
@@ -472,8 +459,7 @@ def test_picture_draws_the_reference_output(fresh, site_url: str):
                 check_picture(picture, q, k, np.asarray(spec.values, float), keep, query, where)
                 checked += 1
     assert checked == 3 * len(cases)
-    page.remove_listener("pageerror", record_error)
-    assert errors == []
+    assert fresh.errors == []
 
 
 def test_picture_has_the_labels_of_the_build_time_figure(fresh, site_url: str, site_dir: Path):

@@ -168,13 +168,7 @@ def fresh(browser):
 
 
 def test_stepper_matches_reference_on_random_inputs_and_every_block_size(fresh, site_url):
-    errors: list[str] = []
-
-    def record_error(error) -> None:
-        errors.append(str(error))
-
     page = fresh.load(site_url + PAGE, "light", 1200, 900)
-    page.on("pageerror", record_error)
     root = page.locator(".abh-stepper")
     assert root.get_attribute("data-abh-ready") == "true"
     # what the theme stores on load (its palette) is not the stepper's
@@ -202,8 +196,7 @@ def test_stepper_matches_reference_on_random_inputs_and_every_block_size(fresh, 
     # nothing stored, nothing sent
     assert page.evaluate("window.__abhWrites") == stored_on_load
     page.remove_listener("request", record)
-    page.remove_listener("pageerror", record_error)
-    assert errors == []
+    assert fresh.errors == []
     assert requests == []
 
 
