@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from browser_pages import FreshPage
 
 from attention_by_hand import attention_weights, scaled_dot_product_attention
 from attention_by_hand.book.demos import DEMOS
@@ -168,10 +169,11 @@ def random_cases(name: str, seed: int) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def context(browser):
-    ctx = browser.new_context(viewport={"width": 1200, "height": 900})
-    yield ctx
-    ctx.close()
+def fresh(browser):
+    """One page for this module's tests, each loading its own (browser_pages.FreshPage)."""
+    shared = FreshPage(browser)
+    yield shared
+    shared.close()
 
 
 def test_demos_are_on_their_pages(site_dir: Path):
@@ -181,12 +183,9 @@ def test_demos_are_on_their_pages(site_dir: Path):
 
 
 @pytest.mark.parametrize("name", sorted(DEMO_PAGES))
-def test_demo_matches_reference_on_random_inputs(context, site_url: str, name: str):
+def test_demo_matches_reference_on_random_inputs(fresh, site_url: str, name: str):
     spec = DEMOS[name]
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(site_url + DEMO_PAGES[name])
+    page = fresh.load(site_url + DEMO_PAGES[name])
     root = page.locator(f'.abh-demo[data-demo="{name}"]')
     assert root.get_attribute("data-abh-ready") == "true"
 
@@ -211,15 +210,13 @@ def test_demo_matches_reference_on_random_inputs(context, site_url: str, name: s
             check_cells(cells, q, k, spec.values, keep, where)
     # the random inputs were read back under both states of the causal mask
     assert {case["toggles"]["causal"] for case in cases} == {False, True}
-    assert errors == []
-    page.close()
+    assert fresh.errors == []
 
 
-def test_typing_into_the_inputs_updates_the_numbers(context, site_url: str):
+def test_typing_into_the_inputs_updates_the_numbers(fresh, site_url: str):
     """The same path a reader takes: fill fields, tick the box, read the page."""
     spec = DEMOS["mixture"]
-    page = context.new_page()
-    page.goto(site_url + DEMO_PAGES["mixture"])
+    page = fresh.load(site_url + DEMO_PAGES["mixture"])
     root = page.locator('.abh-demo[data-demo="mixture"]')
     queries = [[2.5, -1.0], [0.5, 0.5], [-3.0, 2.0]]
     for i, row in enumerate(queries):
@@ -258,7 +255,6 @@ def test_typing_into_the_inputs_updates_the_numbers(context, site_url: str):
     keep = expected_allowed(3, 3, causal=spec.causal, padded=None)
     check_cells(root.evaluate(READ_CELLS), spec.queries, spec.keys, spec.values, keep, "reset")
     assert root.get_by_label("query 0, coordinate 1").input_value() == "1"
-    page.close()
 
 
 def test_without_javascript_the_page_shows_the_default_numbers(browser, site_url: str):
@@ -306,11 +302,9 @@ def test_the_inputs_on_the_page_are_the_registry_inputs(site_dir: Path):
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_demo_fits_320_px_in_both_palettes(browser, site_url: str, scheme: str):
-    ctx = browser.new_context(viewport={"width": 320, "height": 800}, color_scheme=scheme)
-    page = ctx.new_page()
+def test_demo_fits_320_px_in_both_palettes(fresh, site_url: str, scheme: str):
     for name, path in DEMO_PAGES.items():
-        page.goto(site_url + path)
+        page = fresh.load(site_url + path, scheme, 320, 800)
         want = "slate" if scheme == "dark" else "default"
         assert page.locator("body").get_attribute("data-md-color-scheme") == want
         # the page itself never scrolls sideways; wide tables scroll in their own box
@@ -344,7 +338,6 @@ def test_demo_fits_320_px_in_both_palettes(browser, site_url: str, scheme: str):
             root.element_handle(),
         )
         assert colours[1] != colours[2], f"{name} ({scheme}): the weight scale has no range"
-    ctx.close()
 
 
 # ---------------------------------------------------------------------------
@@ -438,12 +431,9 @@ def check_picture(picture: dict, q, k, v, keep: np.ndarray, query: int, where: s
     assert picture["bars"] == [t.replace("-", MINUS) for t in expected_bars], label
 
 
-def test_picture_draws_the_reference_output(context, site_url: str):
+def test_picture_draws_the_reference_output(fresh, site_url: str):
     spec = DEMOS["mixture"]
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(site_url + DEMO_PAGES["mixture"])
+    page = fresh.load(site_url + DEMO_PAGES["mixture"])
     root = page.locator('.abh-demo[data-demo="mixture"]')
     # the build's figure gives way to the live picture
     assert root.locator(".abh-demo-picture img").count() == 0
@@ -469,13 +459,11 @@ def test_picture_draws_the_reference_output(context, site_url: str):
                 check_picture(picture, q, k, np.asarray(spec.values, float), keep, query, where)
                 checked += 1
     assert checked == 3 * len(cases)
-    assert errors == []
-    page.close()
+    assert fresh.errors == []
 
 
-def test_picture_has_the_labels_of_the_build_time_figure(context, site_url: str, site_dir: Path):
-    page = context.new_page()
-    page.goto(site_url + DEMO_PAGES["mixture"])
+def test_picture_has_the_labels_of_the_build_time_figure(fresh, site_url: str, site_dir: Path):
+    page = fresh.load(site_url + DEMO_PAGES["mixture"])
     root = page.locator('.abh-demo[data-demo="mixture"]')
     box = root.locator(".abh-demo-picture")
     box.scroll_into_view_if_needed()
@@ -506,4 +494,3 @@ def test_picture_has_the_labels_of_the_build_time_figure(context, site_url: str,
     box.scroll_into_view_if_needed()
     page.wait_for_function("el => !el.hasAttribute('data-abh-stale')", arg=box.element_handle())
     assert f"ends at {default}" in vectors.get_attribute("aria-label")
-    page.close()

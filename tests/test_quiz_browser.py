@@ -104,21 +104,71 @@ def test_every_lesson_has_a_quiz_of_at_least_three_questions(lesson: Path):
     )
 
 
+#: Everything the test reads of one question after a user action, in one round
+#: trip. "Visible" is Playwright's (``Locator.is_visible``): a non-empty
+#: bounding box and not ``visibility: hidden``; ``checkVisibility`` with
+#: ``visibilityProperty`` also rules out ``display: none`` on the element or an
+#: ancestor. "Disabled" is Playwright's for a form control: ``:disabled`` (its
+#: own attribute or a disabled fieldset) or ``aria-disabled="true"``. The
+#: buttons are found by their text, as ``get_by_role("button", name=...)`` finds them.
+QUESTION_STATE = """
+(n) => {
+  const fieldset = document.querySelectorAll(".abh-quiz fieldset.abh-question")[n];
+  const visible = (el) => {
+    const box = el.getBoundingClientRect();
+    return el.checkVisibility({ visibilityProperty: true }) && box.width > 0 && box.height > 0;
+  };
+  const buttons = (name) => [...fieldset.querySelectorAll("button")]
+    .filter((b) => b.textContent.trim().toLowerCase().includes(name.toLowerCase()));
+  const button = (name) => {
+    const found = buttons(name);
+    return found.length === 1
+      ? { count: 1, visible: visible(found[0]), focused: found[0] === document.activeElement }
+      : { count: found.length };
+  };
+  return {
+    legend: fieldset.querySelector("legend").textContent,
+    items: fieldset.querySelectorAll(".abh-choices > li").length,
+    inputs: [...fieldset.querySelectorAll(".abh-choices input")].map((input) => ({
+      type: input.getAttribute("type"),
+      label: input.labels[0].textContent,
+      checked: input.checked,
+      disabled: input.matches(":disabled") || input.getAttribute("aria-disabled") === "true",
+    })),
+    whys: [...fieldset.querySelectorAll(".abh-why")].map((why) => ({
+      visible: visible(why),
+      text: why.textContent,
+    })),
+    result: fieldset.querySelector(".abh-quiz-result").textContent,
+    check: button("Check"),
+    retry: button("Try again"),
+  };
+}
+"""
+
+
 @pytest.fixture(scope="module")
-def spied(browser):
+def spied_page(browser):
+    """One page for every lesson of this module: each test loads its lesson afresh."""
     ctx = browser.new_context()
     ctx.add_init_script(SPY)
-    yield ctx
+    yield ctx.new_page()
     ctx.close()
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
-def test_answering_shows_every_explanation_and_try_again_resets(spied, site_url: str, lesson: Path):
-    page = spied.new_page()
+def test_answering_shows_every_explanation_and_try_again_resets(
+    spied_page, site_url: str, lesson: Path
+):
+    page = spied_page
     requests: list[str] = []
-    page.on("request", lambda request: requests.append(request.url))
+
+    def record(request) -> None:
+        requests.append(request.url)
+
+    page.on("request", record)
     page.goto(page_url(site_url, lesson))
-    page.wait_for_load_state("networkidle")
+    page.wait_for_load_state("networkidle")  # what the page fetches at start (search index)
     loaded = len(requests)
     writes_at_load = page.evaluate("window.__abhWrites.length")
     before = page.evaluate(SNAPSHOT)
@@ -131,43 +181,53 @@ def test_answering_shows_every_explanation_and_try_again_resets(spied, site_url:
         in page.locator(".abh-quiz-note").first.text_content()
     )
 
+    def state(n: int) -> dict:
+        return page.evaluate(QUESTION_STATE, n)
+
     for n, want in enumerate(expected):
         fieldset = fieldsets.nth(n)
-        assert shows(want["question"], fieldset.locator("legend").text_content())
-        items = fieldset.locator(".abh-choices > li")
         inputs = fieldset.locator(".abh-choices input")
-        whys = fieldset.locator(".abh-why")
         check = fieldset.get_by_role("button", name="Check")
         retry = fieldset.get_by_role("button", name="Try again")
         n_correct = sum(c["correct"] for c in want["choices"])
         kind = "checkbox" if n_correct > 1 else "radio"
-        assert items.count() == len(want["choices"])
+        n_choices = len(want["choices"])
+        where = f"{lesson.name} q{n + 1}"
+
+        s = state(n)
+        assert shows(want["question"], s["legend"])
+        assert s["items"] == n_choices, where
+        assert len(s["inputs"]) == n_choices, where
+        assert len(s["whys"]) == n_choices, where
+        assert s["check"]["count"] == 1, where
+        assert s["retry"]["count"] == 1, where
         for m, choice in enumerate(want["choices"]):
-            assert inputs.nth(m).get_attribute("type") == kind
+            assert s["inputs"][m]["type"] == kind, (where, m + 1)
             # the m-th input is labelled with the m-th choice (choices may share a prefix)
-            label = inputs.nth(m).evaluate("el => el.labels[0].textContent")
-            assert words(choice["text"]) == words(label), (lesson.name, n + 1, m + 1, label)
+            label = s["inputs"][m]["label"]
+            assert words(choice["text"]) == words(label), (where, m + 1, label)
 
         # Check with nothing chosen explains nothing yet
-        assert retry.is_hidden()
-        for m in range(len(want["choices"])):
-            assert whys.nth(m).is_hidden()
+        assert not s["retry"]["visible"], where
+        assert not any(why["visible"] for why in s["whys"]), where
         check.click()
-        assert "first" in fieldset.locator(".abh-quiz-result").text_content()
-        assert whys.first.is_hidden()
+        s = state(n)
+        assert "first" in s["result"], where
+        assert not s["whys"][0]["visible"], where
 
         # Choose each choice alone in turn
         for m, choice in enumerate(want["choices"]):
             inputs.nth(m).check()
             check.click()
-            result = fieldset.locator(".abh-quiz-result").text_content()
+            s = state(n)
+            result = s["result"]
             right = choice["correct"] and n_correct == 1
             assert result.startswith("Correct") if right else not result.startswith("Correct")
             for j, other in enumerate(want["choices"]):
-                why = whys.nth(j)
-                assert why.is_visible(), f"{lesson.name} q{n + 1}: explanation {j + 1} hidden"
-                text = why.text_content()
-                assert shows(other["why"], text), (lesson.name, n + 1, j + 1, text)
+                why = s["whys"][j]
+                assert why["visible"], f"{where}: explanation {j + 1} hidden"
+                text = why["text"]
+                assert shows(other["why"], text), (where, j + 1, text)
                 if j == m:
                     verdict = "and it is correct" if other["correct"] else "but it is not correct"
                     assert f"You chose this, {verdict}." in text
@@ -176,23 +236,24 @@ def test_answering_shows_every_explanation_and_try_again_resets(spied, site_url:
                     assert "Not correct." not in text
                 else:
                     assert "Not correct." in text
-                assert inputs.nth(j).is_disabled()
-            assert retry.evaluate("el => el === document.activeElement")
+                assert s["inputs"][j]["disabled"], (where, j + 1)
+            assert s["retry"]["focused"], where
             retry.click()
-            for j in range(len(want["choices"])):
-                assert whys.nth(j).is_hidden()
-                assert not inputs.nth(j).is_checked()
-                assert inputs.nth(j).is_enabled()
-            assert fieldset.locator(".abh-quiz-result").text_content() == ""
-            assert check.is_visible()
-            assert retry.is_hidden()
+            s = state(n)
+            for j in range(n_choices):
+                assert not s["whys"][j]["visible"], (where, j + 1)
+                assert not s["inputs"][j]["checked"], (where, j + 1)
+                assert not s["inputs"][j]["disabled"], (where, j + 1)
+            assert s["result"] == "", where
+            assert s["check"]["visible"], where
+            assert not s["retry"]["visible"], where
 
         # All the correct choices, and only those
         for m, choice in enumerate(want["choices"]):
             if choice["correct"]:
                 inputs.nth(m).check()
         check.click()
-        assert fieldset.locator(".abh-quiz-result").text_content().startswith("Correct")
+        assert state(n)["result"].startswith("Correct"), where
         retry.click()
 
     # nothing stored, nothing sent
@@ -200,10 +261,15 @@ def test_answering_shows_every_explanation_and_try_again_resets(spied, site_url:
     assert page.evaluate("window.__abhWrites").__len__() == writes_at_load, page.evaluate(
         "window.__abhWrites"
     )
+    page.remove_listener("request", record)
     assert requests[loaded:] == [], f"requests after load: {requests[loaded:]}"
     for url in requests:
         assert urlparse(url).hostname == "127.0.0.1", url
-    page.close()
+
+
+#: Each explanation's text, in page order, as the page shows it without JavaScript.
+EXPLANATIONS = """() => [...document.querySelectorAll(".abh-quiz details.abh-why")]
+  .map((details) => details.textContent)"""
 
 
 def test_without_javascript_every_explanation_is_readable(browser, site_url: str):
@@ -212,12 +278,12 @@ def test_without_javascript_every_explanation_is_readable(browser, site_url: str
     for lesson in LESSONS:
         page.goto(page_url(site_url, lesson))
         expected = [q for quiz in source_quizzes(lesson) for q in quiz]
-        details = page.locator(".abh-quiz details.abh-why")
-        assert details.count() == sum(len(q["choices"]) for q in expected)
+        details = page.evaluate(EXPLANATIONS)
+        assert len(details) == sum(len(q["choices"]) for q in expected)
         k = 0
         for question in expected:
             for choice in question["choices"]:
-                text = details.nth(k).text_content()
+                text = details[k]
                 assert shows(choice["why"], text)
                 assert ("Not correct." in text) == (not choice["correct"])
                 k += 1

@@ -16,6 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from browser_pages import TWO_FRAMES, FreshPage
 from storage_spy import SPY
 
 from attention_by_hand import online_attention_steps, scaled_dot_product_attention
@@ -159,24 +160,25 @@ def random_cases(seed: int) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def context(browser):
-    ctx = browser.new_context(viewport={"width": 1200, "height": 900})
-    ctx.add_init_script(SPY)
-    yield ctx
-    ctx.close()
+def fresh(browser):
+    """One page for this module's tests, each loading its own (browser_pages.FreshPage)."""
+    shared = FreshPage(browser, init_script=SPY)
+    yield shared
+    shared.close()
 
 
-def test_stepper_matches_reference_on_random_inputs_and_every_block_size(context, site_url):
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(site_url + PAGE)
+def test_stepper_matches_reference_on_random_inputs_and_every_block_size(fresh, site_url):
+    page = fresh.load(site_url + PAGE, "light", 1200, 900)
     root = page.locator(".abh-stepper")
     assert root.get_attribute("data-abh-ready") == "true"
     # what the theme stores on load (its palette) is not the stepper's
     stored_on_load = page.evaluate("window.__abhWrites.slice()")
     requests: list[str] = []
-    page.on("request", lambda request: requests.append(request.url))
+
+    def record(request) -> None:
+        requests.append(request.url)
+
+    page.on("request", record)
 
     cases = random_cases(seed=20261129)
     checked = 0
@@ -191,17 +193,16 @@ def test_stepper_matches_reference_on_random_inputs_and_every_block_size(context
                 where = f"case {chunk + n}, block size {size} ({case['scores']})"
                 checked += check(got["cells"], case["score_values"], values, block_size, where)
     assert checked > N_CASES * 3 * 10
-    assert errors == []
     # nothing stored, nothing sent
     assert page.evaluate("window.__abhWrites") == stored_on_load
+    page.remove_listener("request", record)
+    assert fresh.errors == []
     assert requests == []
-    page.close()
 
 
-def test_stepping_by_keyboard_shows_the_rescaling_and_the_full_softmax(context, site_url):
+def test_stepping_by_keyboard_shows_the_rescaling_and_the_full_softmax(fresh, site_url):
     spec = STEPPERS["online-softmax"]
-    page = context.new_page()
-    page.goto(site_url + PAGE)
+    page = fresh.load(site_url + PAGE, "light", 1200, 900)
     root = page.locator(".abh-stepper")
     status = root.locator(".abh-demo-status")
     assert status.get_attribute("aria-live") == "polite"
@@ -250,7 +251,6 @@ def test_stepping_by_keyboard_shows_the_rescaling_and_the_full_softmax(context, 
     root.get_by_role("button", name="Reset to the stated inputs").click()
     assert field.input_value() == "ln 3"
     assert select.input_value() == str(spec.block_size)
-    page.close()
 
 
 def test_without_javascript_every_block_of_the_default_is_shown(browser, site_url):
@@ -268,10 +268,8 @@ def test_without_javascript_every_block_of_the_default_is_shown(browser, site_ur
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_stepper_fits_320_px(browser, site_url, scheme: str):
-    ctx = browser.new_context(viewport={"width": 320, "height": 800}, color_scheme=scheme)
-    page = ctx.new_page()
-    page.goto(site_url + PAGE)
+def test_stepper_fits_320_px(fresh, site_url, scheme: str):
+    page = fresh.load(site_url + PAGE, scheme, 320, 800)
     root = page.locator(".abh-stepper")
     for _ in range(2):  # every row shown
         root.get_by_role("button", name="Next block").click()
@@ -284,23 +282,33 @@ def test_stepper_fits_320_px(browser, site_url, scheme: str):
         if scroller.evaluate("el => el.scrollWidth > el.clientWidth"):
             # a box that scrolls can be reached by keyboard
             assert scroller.get_attribute("tabindex") == "0" or scroller.locator("input").count()
-    ctx.close()
+
+
+#: The widths at which axe checks the stepped page: loaded at the first, resized to the others.
+AXE_WIDTHS = (1200, 320)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("width", [1200, 320])
-def test_axe_finds_no_violation_with_every_block_shown(browser, site_url, scheme: str, width: int):
-    """The page's axe check sees the stepper before its first block; this one after the last."""
+def test_axe_finds_no_violation_with_every_block_shown(fresh, site_url, scheme: str):
+    """The page's axe check sees the stepper before its first block; this one after the last.
+
+    At every width of :data:`AXE_WIDTHS`: the page is loaded and stepped at the
+    first and resized to the others, as tests/test_accessibility.py does.
+    """
     from axe_playwright_python.sync_playwright import Axe
 
-    ctx = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
-    page = ctx.new_page()
-    page.goto(site_url + PAGE)
+    page = fresh.load(site_url + PAGE, scheme, AXE_WIDTHS[0], 900)
     root = page.locator(".abh-stepper")
     root.get_by_label("Block size (keys per block)").select_option("1")
     for _ in range(3):
         root.get_by_role("button", name="Next block").click()
     assert root.locator("tr.abh-new-max").count() == 2
-    result = Axe().run(page)
-    ctx.close()
-    assert not result.response["violations"], result.generate_report()
+    reports = []
+    for width in AXE_WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        page.evaluate(TWO_FRAMES)
+        assert page.evaluate("window.innerWidth") == width, f"not resized to {width} px"
+        result = Axe().run(page)
+        if result.response["violations"]:
+            reports.append(f"at {width} px:\n{result.generate_report()}")
+    assert not reports, "\n\n".join(reports)
