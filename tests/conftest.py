@@ -74,6 +74,7 @@ SPREAD_MODULES = frozenset(
         "tests/test_accessibility.py",
         "tests/test_csp_site.py",
         "tests/test_third_party.py",
+        "tests/test_offline.py",
     }
 )
 
