@@ -197,7 +197,7 @@ class DiskVisit:
     #: The CSP spy's violations and the console's CSP reports.
     violations: list[dict]
     console: list[str]
-    #: Requests that did not read a file.
+    #: Requests that did not read a file (before the footer link was followed).
     off_disk: list[str]
     #: Where the first footer link points and where it led, whether there to a
     #: page with a title (``None``: the page has no footer link).
@@ -238,7 +238,9 @@ class DiskTab:
         path = self.site / name
         self.tab.goto(path.as_uri(), wait_until="load")
         state = self.tab.evaluate(PAGE_STATE)
+        # what the page itself did; the page the footer link leads to has a visit of its own
         found, console, errors = violations(self.tab), list(self.console), list(self.errors)
+        off_disk = list(self.off_disk)
         footer = None
         link = self.tab.locator(FOOTER_LINK).first
         if link.count():
@@ -246,7 +248,7 @@ class DiskTab:
             link.click()
             self.tab.wait_for_load_state("load")
             footer = (target.as_uri(), self.tab.url, self.tab.locator("article h1").count() > 0)
-        return DiskVisit(state, errors, found, console, list(self.off_disk), footer)
+        return DiskVisit(state, errors, found, console, off_disk, footer)
 
     def search(self, term: str) -> tuple[str, DiskVisit]:
         """Search the front page for `term`: what the results say, and what was seen."""
