@@ -8,7 +8,8 @@ page is used, and the requests it makes.
   parameters, with the same ids in tests/test_accessibility.py,
   tests/test_csp_site.py and tests/test_third_party.py: ``make test`` sends
   the tests with the same id to the same worker (tests/conftest.py,
-  ``FileScheduling``), which visits the page once.
+  ``FileScheduling``), which visits the page once. tests/test_offline.py
+  reads the same list for the file:// build.
 - The ``page_visits`` fixture (a plugin: tests/conftest.py names this module
   in ``pytest_plugins``) owns the memo: ``page_visits(palette, path)`` visits a
   page the first time it is asked for and returns the :class:`Visit`.
