@@ -35,6 +35,9 @@ from hypothesis import settings
 from project import STALE_PAGE, TIER_VARIABLE, copy_for_build, require_tier
 from xdist.scheduler import LoadScopeScheduling
 
+#: The ``page_visits`` fixture: each page visited once per palette in Chromium.
+pytest_plugins = ["page_visits"]
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -65,7 +68,15 @@ settings.register_profile("fast", max_examples=10)
 #: (a served copy, a build, Chromium) first, so that the last to finish are short.
 START_FIRST = ("serve", "build", "browser")
 #: Modules whose tests `make test` may run in any worker (:class:`FileScheduling`).
-SPREAD_MODULES = frozenset({"tests/test_contributor_errors.py"})
+SPREAD_MODULES = frozenset(
+    {
+        "tests/test_contributor_errors.py",
+        "tests/test_accessibility.py",
+        "tests/test_csp_site.py",
+        "tests/test_third_party.py",
+        "tests/test_offline.py",
+    }
+)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -12,21 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-PALETTES = {"light": "default", "dark": "slate"}
-#: The widths each page is checked at: a desktop and the narrowest phone.
-WIDTHS = (1200, 320)
-
-
-def all_pages(site_dir: Path) -> list[str]:
-    """Every HTML page of the built site, as a path relative to its root."""
-    pages = []
-    for path in sorted(site_dir.rglob("*.html")):
-        relative = path.relative_to(site_dir).as_posix()
-        if relative.startswith("assets/"):
-            continue
-        pages.append(relative.removesuffix("index.html"))
-    return pages
+from page_visits import PALETTES, WIDTHS, book_pages, palettes_and_pages
+from sitescan import built_pages
 
 
 def violations_report(violations: list[dict]) -> str:
@@ -37,53 +24,34 @@ def violations_report(violations: list[dict]) -> str:
     return "\n".join(lines)
 
 
-@pytest.fixture(scope="module")
-def axe():
-    from axe_playwright_python.sync_playwright import Axe
-
-    return Axe()
-
-
-def test_the_site_has_the_pages_we_check(site_dir: Path):
-    pages = all_pages(site_dir)
+def test_the_pages_we_visit_are_the_pages_the_build_made(site_dir: Path):
+    """The page list of the Chromium tests (read from the sources) is every built page."""
+    built = sorted(page.removesuffix("index.html") for page in built_pages(site_dir))
+    listed = book_pages()
+    assert listed == built, (
+        f"built but not visited: {sorted(set(built) - set(listed))}; "
+        f"visited but not built: {sorted(set(listed) - set(built))}"
+    )
     for page in ("", "lessons/weighted-mixture/", "lessons/causal-masking/", "404.html"):
-        assert page in pages
+        assert page in listed
 
 
-#: Resolves after the browser has laid out and painted the page twice.
-TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+@pytest.mark.parametrize(("palette", "path"), palettes_and_pages())
+def test_axe_finds_no_violation_on_the_page(page_visits, palette: str, path: str):
+    """The page in the palette, at every width of :data:`WIDTHS`.
 
-
-@pytest.mark.parametrize("scheme", sorted(PALETTES))
-def test_axe_finds_no_violation_on_any_page(
-    browser, axe, site_dir: Path, site_url: str, scheme: str
-):
-    """Every page in the palette, at every width of :data:`WIDTHS`.
-
-    Each page is loaded once, at the first width, and resized to the others.
+    The page is loaded once, at the first width, and resized to the others,
+    before anything on it is used (tests/page_visits.py).
     """
-    ctx = browser.new_context(viewport={"width": WIDTHS[0], "height": 900}, color_scheme=scheme)
-    page = ctx.new_page()
-    failures = []
-    pages = all_pages(site_dir)
-    for path in pages:
-        page.set_viewport_size({"width": WIDTHS[0], "height": 900})
-        page.goto(site_url + path)
-        page.wait_for_load_state("networkidle")
-        scheme_now = page.locator("body").get_attribute("data-md-color-scheme")
-        assert scheme_now == PALETTES[scheme], f"{path}: palette {scheme_now}"
-        for width in WIDTHS:
-            page.set_viewport_size({"width": width, "height": 900})
-            page.evaluate(TWO_FRAMES)
-            assert page.evaluate("window.innerWidth") == width, f"{path}: not resized to {width}"
-            result = axe.run(page)
-            if result.response["violations"]:
-                failures.append(
-                    f"{path or 'index'} at {width} px:\n"
-                    f"{violations_report(result.response['violations'])}"
-                )
-    ctx.close()
-    assert len(pages) >= 7
+    seen = page_visits(palette, path)
+    name = path or "index"
+    assert seen.scheme == PALETTES[palette], f"{name}: palette {seen.scheme}, not {palette}"
+    assert seen.inner_width == {width: width for width in WIDTHS}, f"{name}: not resized"
+    failures = [
+        f"{name} in the {palette} palette at {width} px:\n{violations_report(found)}"
+        for width, found in seen.axe.items()
+        if found
+    ]
     assert not failures, "\n\n".join(failures)
 
 

@@ -5,9 +5,11 @@
   hash that this test computes itself (hashlib over the text between the
   tags, found with a regular expression of its own).
 - In Chromium, every page in both palettes, with the palette switched,
-  search used, a quiz answered, the demo and the stepper changed and mark-as-read toggled,
-  raises no ``securitypolicyviolation`` (tests/csp_spy.py; the ``file://``
-  build is checked in tests/test_offline.py).
+  search used, a quiz answered, the demo and the stepper changed and
+  mark-as-read toggled (whichever of these the page offers; all of them
+  across the pages), raises no ``securitypolicyviolation``
+  (tests/csp_spy.py, tests/page_visits.py; the ``file://`` build is
+  checked in tests/test_offline.py).
 - The policy works: a copy of the book with ``<img
   src="https://example.org/x.png">`` in a lesson reports the violation and
   sends no request to example.org, while the same page with the policy
@@ -37,6 +39,7 @@ from pathlib import Path
 
 import pytest
 from csp_spy import SPY, violations, watch_console
+from page_visits import PALETTES, READER_TOOLS, book_pages, offered, palettes_and_pages
 from project import copy_for_build, run_in_copy
 from sitescan import built_pages
 
@@ -122,74 +125,30 @@ def test_every_inline_script_is_allowed_by_its_hash(site_dir: Path) -> None:
 # ---------------------------------------------------------------------------
 
 
-def use_the_page(tab, relative: str) -> list[str]:
-    """Switch the palette and use whatever the page offers; return what was done."""
-    done = []
-    toggle = tab.locator("form[data-md-component=palette] label:visible").first
-    if toggle.count():
-        toggle.click()
-        toggle = tab.locator("form[data-md-component=palette] label:visible").first
-        toggle.click()  # and back
-        done.append("palette")
-    demo = tab.locator(".abh-demo[data-abh-ready=true]").first
-    if demo.count():
-        demo.locator('[data-input="q-0-0"]').fill("2.5")
-        demo.locator('[data-toggle="causal"]').click()
-        demo.locator('[data-toggle="causal"]').click()
-        done.append("demo")
-    stepper = tab.locator(".abh-stepper[data-abh-ready=true]").first
-    if stepper.count():
-        stepper.get_by_label("Block size (keys per block)").select_option("1")
-        stepper.get_by_role("button", name="Next block").click()
-        stepper.get_by_label("score of key 0").fill("ln 5")
-        done.append("stepper")
-    question = tab.locator(".abh-quiz fieldset").first
-    if question.count():
-        question.locator("input").first.check()
-        question.locator('[data-action="check"]').click()
-        question.locator(".abh-why").first.wait_for(state="visible")
-        done.append("quiz")
-    progress = tab.locator(".abh-progress")
-    if progress.count():
-        progress.get_by_role("button", name="Mark as read").click()
-        progress.get_by_role("button", name="Mark as unread").click()
-        done.append("mark-as-read")
-    search = tab.locator("input.md-search__input")
-    if relative != "404.html" and search.count():
-        search.fill("softmax")
-        search.press("End")  # Material searches on key events
-        tab.locator(".md-search-result__item").first.wait_for(timeout=30_000)
-        tab.keyboard.press("Escape")
-        done.append("search")
-    return done
+def test_the_pages_offer_every_tool_the_reading_test_uses(site_dir: Path) -> None:
+    """Across the built pages, the reader has each of :data:`READER_TOOLS` somewhere.
+
+    Each page's visit must use what that page offers
+    (:func:`test_no_violation_while_reading_the_page`); this makes sure that
+    is, together, every tool.
+    """
+    tools = set().union(*(offered(site_dir, page).tools for page in book_pages()))
+    assert tools == set(READER_TOOLS)
 
 
-@pytest.mark.parametrize(("palette", "scheme"), [("light", "default"), ("dark", "slate")])
-def test_no_violation_on_any_page_while_reading(
-    browser, site_url: str, site_dir: Path, palette: str, scheme: str
+@pytest.mark.parametrize(("palette", "path"), palettes_and_pages())
+def test_no_violation_while_reading_the_page(
+    page_visits, site_dir: Path, palette: str, path: str
 ) -> None:
-    context = browser.new_context(color_scheme=palette, viewport={"width": 1280, "height": 900})
-    context.add_init_script(SPY)
-    console: list[str] = []
-    found: dict[str, list[dict]] = {}
-    done: set[str] = set()
-    try:
-        tab = context.new_page()
-        watch_console(tab, console)
-        for relative in built_pages(site_dir):
-            tab.goto(site_url + relative, wait_until="load")
-            assert tab.get_attribute("body", "data-md-color-scheme") == scheme, relative
-            first = tab.evaluate("document.head.firstElementChild.outerHTML")
-            assert first.startswith('<meta http-equiv="Content-Security-Policy"'), relative
-            done.update(use_the_page(tab, relative))
-            tab.wait_for_load_state("networkidle")
-            if violations(tab):
-                found[relative] = violations(tab)
-    finally:
-        context.close()
-    assert done == {"palette", "demo", "stepper", "quiz", "mark-as-read", "search"}
-    assert not found, f"violations in the {palette} palette: {found}"
-    assert not console, f"violations reported on the console: {console}"
+    """The page in the palette, with the palette switched and everything it offers used."""
+    seen = page_visits(palette, path)
+    name = f"{path or 'index'} in the {palette} palette"
+    assert seen.scheme == PALETTES[palette], f"{name}: palette {seen.scheme}"
+    assert seen.head_starts_with.startswith('<meta http-equiv="Content-Security-Policy"'), name
+    unused = offered(site_dir, path).tools - set(seen.used)
+    assert not unused, f"{name}: the page offers {sorted(unused)}, which the visit did not use"
+    assert not seen.violations, f"{name}: violations {seen.violations}"
+    assert not seen.console, f"{name}: violations reported on the console: {seen.console}"
 
 
 # ---------------------------------------------------------------------------

@@ -23,14 +23,15 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from csp_spy import SPY, violations, watch_console
+from page_visits import book_pages, page_id
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
-from sitescan import third_party_loads
+from sitescan import built_pages, third_party_loads
 
 ROOT = Path(__file__).resolve().parents[1]
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -117,10 +118,22 @@ def _network_namespace() -> tuple[list[str], str]:
     return prefix, ""
 
 
-def _pages(site: Path) -> list[Path]:
-    pages = sorted(p for p in site.rglob("*.html") if p.name not in SERVER_ONLY)
+def _pages(site: Path) -> list[str]:
+    """The pages of a built site that file:// shows, as paths from its root."""
+    pages = [p for p in built_pages(site) if p not in SERVER_ONLY]
     assert pages, f"no pages in {site}"
     return pages
+
+
+#: Every page of the book for file://, by its file: the offline plugin builds
+#: ``lessons/x.md`` into ``lessons/x.html`` (tests/page_visits.py reads the pages
+#: from the sources; :func:`test_the_pages_read_from_disk_are_the_pages_built`
+#: checks the list against the build).
+DISK_PAGES = [
+    pytest.param(f"{path.rstrip('/') or 'index'}.html", id=f"disk-{page_id(path)}")
+    for path in book_pages()
+    if path not in SERVER_ONLY
+]
 
 
 def test_the_site_builds_with_the_network_off(offline_build: OfflineBuild) -> None:
@@ -153,118 +166,193 @@ def test_offline_build_finds_search_without_a_server(offline_build: OfflineBuild
     assert (site / "assets/javascripts/iframe-worker-shim.js").is_file()
 
 
-def test_every_page_reads_from_disk_with_the_network_off(
-    browser, offline_build: OfflineBuild
-) -> None:
-    offline_site_dir = offline_build.site
-    context = browser.new_context(offline=True, viewport={"width": 1280, "height": 900})
-    not_on_disk: list[str] = []
-    context.on(
-        "request", lambda r: None if r.url.startswith("file:") else not_on_disk.append(r.url)
-    )
-    context.route(
-        "**/*",
-        lambda route: route.continue_() if route.request.url.startswith("file:") else route.abort(),
-    )
-    problems: list[str] = []
-    totals = {"figures": 0, "maths": 0, "navigated": 0}
-    try:
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        for path in _pages(offline_site_dir):
-            name = path.relative_to(offline_site_dir).as_posix()
-            errors.clear()
-            page.goto(path.as_uri(), wait_until="load")
-            state = page.evaluate(
-                """async () => {
-                  const images = [...document.images];
-                  images.forEach(i => { i.loading = 'eager'; });
-                  await Promise.all(images.map(i => i.decode().catch(() => null)));
-                  const header = document.querySelector('.md-header');
-                  return {
-                    styled: !!header && getComputedStyle(header).position !== 'static',
-                    scripted: document.documentElement.classList.contains('js'),
-                    figures: document.querySelectorAll('figure.abh-figure').length,
-                    broken: images.filter(i => !(i.naturalWidth > 0)).map(i => i.src),
-                    maths: [...document.querySelectorAll('math')].filter(
-                      m => !m.closest('details:not([open])')).map(
-                      m => m.getBoundingClientRect().width),
-                    tex: document.querySelectorAll('.arithmatex').length,
-                  };
-                }"""
-            )
-            if not state["styled"]:
-                problems.append(f"{name}: the theme's stylesheet did not apply")
-            if not state["scripted"]:
-                problems.append(f"{name}: the theme's script did not run")
-            if state["broken"]:
-                problems.append(f"{name}: images not loaded: {state['broken']}")
-            if any(width <= 0 for width in state["maths"]):
-                problems.append(f"{name}: some MathML is not drawn")
-            if state["tex"]:
-                problems.append(f"{name}: {state['tex']} maths left as TeX")
-            if errors:
-                problems.append(f"{name}: script errors {errors}")
-            totals["figures"] += state["figures"]
-            totals["maths"] += len(state["maths"])
-
-            link = page.locator("a.md-footer__link--next, a.md-footer__link--prev").first
-            if link.count():
-                target = (path.parent / link.get_attribute("href")).resolve()
-                link.click()
-                page.wait_for_load_state("load")
-                if page.url != target.as_uri() or not page.locator("article h1").count():
-                    problems.append(f"{name}: the footer link did not land on {target.name}")
-                totals["navigated"] += 1
-
-        for term in ["softmax", "mask"]:
-            page.goto((offline_site_dir / "index.html").as_uri(), wait_until="load")
-            page.fill("input.md-search__input", term)
-            page.press("input.md-search__input", "End")  # Material searches on key events
-            results = page.locator(".md-search-result__item")
-            try:
-                results.first.wait_for(timeout=30_000)
-            except PlaywrightTimeoutError:
-                meta = page.locator(".md-search-result__meta").inner_text()
-                problems.append(f"search for {term!r} found nothing from disk ({meta!r})")
-            page.keyboard.press("Escape")
-    finally:
-        context.close()
-
-    assert not problems, "\n".join(problems)
-    assert not not_on_disk, f"requests off disk: {not_on_disk}"
-    assert totals["figures"] > 0, "no page has a figure: nothing was checked"
-    assert totals["maths"] > 0, "no page has maths: nothing was checked"
-    if len(_pages(offline_site_dir)) > 1:
-        assert totals["navigated"] > 0, "no page has a footer link to follow"
+#: What a page shows once loaded from disk, every image loaded, lazy ones included.
+PAGE_STATE = """async () => {
+  const images = [...document.images];
+  images.forEach(i => { i.loading = 'eager'; });
+  await Promise.all(images.map(i => i.decode().catch(() => null)));
+  const header = document.querySelector('.md-header');
+  return {
+    styled: !!header && getComputedStyle(header).position !== 'static',
+    scripted: document.documentElement.classList.contains('js'),
+    broken: images.filter(i => !(i.naturalWidth > 0)).map(i => i.src),
+    maths: [...document.querySelectorAll('math')].filter(
+      m => !m.closest('details:not([open])')).map(m => m.getBoundingClientRect().width),
+    tex: document.querySelectorAll('.arithmatex').length,
+    head: document.head.firstElementChild.outerHTML,
+  };
+}"""
+#: The footer links to the next and previous pages.
+FOOTER_LINK = "a.md-footer__link--next, a.md-footer__link--prev"
 
 
-def test_the_policy_raises_no_violation_from_disk(browser, offline_build: OfflineBuild) -> None:
-    site = offline_build.site
-    context = browser.new_context(offline=True)
-    context.add_init_script(SPY)
-    console: list[str] = []
-    found = {}
-    try:
-        page = context.new_page()
-        watch_console(page, console)
-        for path in _pages(site):
-            page.goto(path.as_uri(), wait_until="load")
-            first = page.evaluate("document.head.firstElementChild.outerHTML")
-            assert first.startswith('<meta http-equiv="Content-Security-Policy"'), path.name
-            if violations(page):
-                found[path.relative_to(site).as_posix()] = violations(page)
-        page.goto((site / "index.html").as_uri(), wait_until="load")
-        page.fill("input.md-search__input", "softmax")
-        page.press("input.md-search__input", "End")  # Material searches on key events
+@dataclass
+class DiskVisit:
+    """What one visit of a page of the file:// build saw."""
+
+    #: :data:`PAGE_STATE`.
+    state: dict
+    #: Script errors on the page (before the footer link was followed).
+    errors: list[str]
+    #: The CSP spy's violations and the console's CSP reports.
+    violations: list[dict]
+    console: list[str]
+    #: Requests that did not read a file (before the footer link was followed).
+    off_disk: list[str]
+    #: Where the first footer link points and where it led, whether there to a
+    #: page with a title (``None``: the page has no footer link).
+    footer: tuple[str, str, bool] | None
+
+
+class DiskTab:
+    """One tab with the network unavailable that reads the file:// build page by page.
+
+    The CSP spy runs in every document (tests/csp_spy.py); requests that do
+    not read a file are recorded and aborted.
+    """
+
+    def __init__(self, browser, site: Path) -> None:
+        self.site = site
+        self.context = browser.new_context(offline=True, viewport={"width": 1280, "height": 900})
+        self.context.add_init_script(SPY)
+        self.off_disk: list[str] = []
+        self.context.on(
+            "request", lambda r: None if r.url.startswith("file:") else self.off_disk.append(r.url)
+        )
+        self.context.route(
+            "**/*",
+            lambda route: (
+                route.continue_() if route.request.url.startswith("file:") else route.abort()
+            ),
+        )
+        self.tab = self.context.new_page()
+        self.errors: list[str] = []
+        self.tab.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.console: list[str] = []
+        watch_console(self.tab, self.console)
+
+    def visit(self, name: str) -> DiskVisit:
+        """Load the page `name`, read it, then follow its first footer link."""
+        for seen in (self.errors, self.console, self.off_disk):
+            seen.clear()
+        path = self.site / name
+        self.tab.goto(path.as_uri(), wait_until="load")
+        state = self.tab.evaluate(PAGE_STATE)
+        # what the page itself did; the page the footer link leads to has a visit of its own
+        found, console, errors = violations(self.tab), list(self.console), list(self.errors)
+        off_disk = list(self.off_disk)
+        footer = None
+        link = self.tab.locator(FOOTER_LINK).first
+        if link.count():
+            target = (path.parent / link.get_attribute("href")).resolve()
+            link.click()
+            self.tab.wait_for_load_state("load")
+            footer = (target.as_uri(), self.tab.url, self.tab.locator("article h1").count() > 0)
+        return DiskVisit(state, errors, found, console, off_disk, footer)
+
+    def search(self, term: str) -> tuple[str, DiskVisit]:
+        """Search the front page for `term`: what the results say, and what was seen."""
+        for seen in (self.errors, self.console, self.off_disk):
+            seen.clear()
+        self.tab.goto((self.site / "index.html").as_uri(), wait_until="load")
+        self.tab.fill("input.md-search__input", term)
+        self.tab.press("input.md-search__input", "End")  # Material searches on key events
         try:
-            page.locator(".md-search-result__item").first.wait_for(timeout=30_000)
+            self.tab.locator(".md-search-result__item").first.wait_for(timeout=30_000)
         except PlaywrightTimeoutError:
-            pytest.fail(f"search found nothing from disk; console: {console}")
-        if violations(page):
-            found["index.html, searching"] = violations(page)
-    finally:
-        context.close()
-    assert not found, f"violations in the file:// build: {found}"
-    assert not console, f"violations reported on the console: {console}"
+            pass
+        meta = self.tab.locator(".md-search-result__meta").inner_text()
+        found = self.tab.locator(".md-search-result__item").count()
+        seen = DiskVisit(
+            {"results": found},
+            list(self.errors),
+            violations(self.tab),
+            list(self.console),
+            list(self.off_disk),
+            None,
+        )
+        self.tab.keyboard.press("Escape")
+        return meta, seen
+
+
+@pytest.fixture(scope="session")
+def disk_tab(browser, offline_build: OfflineBuild) -> Iterator[DiskTab]:
+    """The tab that reads the file:// build (one per worker)."""
+    reader = DiskTab(browser, offline_build.site)
+    yield reader
+    reader.context.close()
+
+
+@pytest.fixture(scope="session")
+def disk_visits(disk_tab: DiskTab) -> Iterator[Callable[[str], DiskVisit]]:
+    """``disk_visits(name)``: the :class:`DiskVisit` of a page, made once per worker."""
+    memo: dict[str, DiskVisit] = {}
+
+    def disk_visit(name: str) -> DiskVisit:
+        if name not in memo:
+            memo[name] = disk_tab.visit(name)
+        return memo[name]
+
+    yield disk_visit
+    memo.clear()
+
+
+def test_the_pages_read_from_disk_are_the_pages_built(offline_build: OfflineBuild) -> None:
+    listed = [param.values[0] for param in DISK_PAGES]
+    assert sorted(listed) == _pages(offline_build.site)
+
+
+def test_the_pages_have_what_the_reading_test_checks(offline_build: OfflineBuild) -> None:
+    """Somewhere in the file:// build: a figure, maths, a footer link to follow."""
+    html = "".join(
+        (offline_build.site / name).read_text(encoding="utf-8")
+        for name in _pages(offline_build.site)
+    )
+    assert '<figure class="abh-figure"' in html, "no page has a figure: nothing was checked"
+    assert "<math" in html, "no page has maths: nothing was checked"
+    assert "md-footer__link--next" in html, "no page has a footer link to follow"
+
+
+@pytest.mark.parametrize("name", DISK_PAGES)
+def test_the_page_reads_from_disk_with_the_network_off(disk_visits, name: str) -> None:
+    seen = disk_visits(name)
+    state = seen.state
+    problems = []
+    if not state["styled"]:
+        problems.append("the theme's stylesheet did not apply")
+    if not state["scripted"]:
+        problems.append("the theme's script did not run")
+    if state["broken"]:
+        problems.append(f"images not loaded: {state['broken']}")
+    if any(width <= 0 for width in state["maths"]):
+        problems.append("some MathML is not drawn")
+    if state["tex"]:
+        problems.append(f"{state['tex']} maths left as TeX")
+    if seen.errors:
+        problems.append(f"script errors {seen.errors}")
+    if seen.off_disk:
+        problems.append(f"requests off disk: {seen.off_disk}")
+    if seen.footer is not None:
+        target, landed, titled = seen.footer
+        if landed != target or not titled:
+            problems.append(f"the footer link did not land on {target} (at {landed})")
+    assert not problems, f"{name}: " + "; ".join(problems)
+
+
+@pytest.mark.parametrize("name", DISK_PAGES)
+def test_the_policy_raises_no_violation_on_the_page_from_disk(disk_visits, name: str) -> None:
+    seen = disk_visits(name)
+    assert seen.state["head"].startswith('<meta http-equiv="Content-Security-Policy"'), name
+    assert not seen.violations, f"{name}: violations in the file:// build: {seen.violations}"
+    assert not seen.console, f"{name}: violations reported on the console: {seen.console}"
+
+
+@pytest.mark.parametrize("term", ["softmax", "mask"])
+def test_search_finds_from_disk_with_the_network_off(disk_tab: DiskTab, term: str) -> None:
+    """Search runs in the iframe-worker shim, with no violation of the policy."""
+    meta, seen = disk_tab.search(term)
+    assert seen.state["results"], f"search for {term!r} found nothing from disk ({meta!r})"
+    assert not seen.errors, f"script errors while searching: {seen.errors}"
+    assert not seen.off_disk, f"requests off disk while searching: {seen.off_disk}"
+    assert not seen.violations, f"violations while searching: {seen.violations}"
+    assert not seen.console, f"violations reported on the console: {seen.console}"

@@ -9,17 +9,18 @@ without touching this file):
   reader clicks (``<a href>``: sources, edit links, the repository) are
   allowed. (tests/test_offline.py checks the ``file://`` build the same way.)
 - in Chromium, every page is loaded over http from 127.0.0.1 in both
-  palettes, search is used and a figure is opened full size, and every
-  request the browser makes is recorded: none may go to another host.
+  palettes, used (search included), its images loaded and its full-size
+  figure opened, and every request the browser makes is recorded
+  (tests/page_visits.py): none may go to another host.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
-from sitescan import built_pages, remote_loads, third_party_loads
+from page_visits import PALETTES, book_pages, is_ours, offered, palettes_and_pages
+from sitescan import remote_loads, third_party_loads
 
 # ---------------------------------------------------------------------------
 # The scanner itself: it must find what it is meant to find
@@ -75,79 +76,46 @@ def test_no_built_file_loads_from_another_host(site_dir: Path) -> None:
     assert not leaks, f"files in the built site load from other hosts: {leaks}"
 
 
-def _is_ours(url: str, origin: str) -> bool:
-    parts = urlsplit(url)
-    if parts.scheme in {"data", "blob", "about"}:
-        return True
-    return f"{parts.scheme}://{parts.netloc}" == origin
+def test_some_page_has_search_and_a_full_size_figure_in_each_palette(site_dir: Path) -> None:
+    """What the request test must exercise somewhere: search, and a full-size figure link
+    in each palette (each page's visit uses what that page has)."""
+    pages = [offered(site_dir, page) for page in book_pages()]
+    assert any("search" in page.tools for page in pages), "no page to search from"
+    for palette in PALETTES:
+        assert any(palette in page.full_size for page in pages), (
+            f"no page has a full-size figure link in the {palette} palette"
+        )
 
 
-@pytest.mark.parametrize(("palette", "scheme"), [("light", "default"), ("dark", "slate")])
-def test_every_page_requests_nothing_from_another_host(
-    browser, site_url: str, site_dir: Path, palette: str, scheme: str
+@pytest.mark.parametrize(("palette", "path"), palettes_and_pages())
+def test_the_page_requests_nothing_from_another_host(
+    page_visits, site_url: str, site_dir: Path, palette: str, path: str
 ) -> None:
+    """Every request of the page in the palette (tests/page_visits.py): loaded, used
+    (search included), every image loaded, the full-size figure opened."""
+    seen = page_visits(palette, path)
+    name = f"{path or 'index'} in the {palette} palette"
+    if path != "404.html":
+        assert 200 <= seen.status < 300, f"{name}: HTTP {seen.status}"
+    assert seen.scheme == PALETTES[palette], f"{name}: palette {seen.scheme}"
+    page = offered(site_dir, path)
+    # the requests were being recorded, the search worker's and the lazy images' included
+    if "search" in page.tools:
+        assert "search" in seen.used, f"{name}: search was not used"
+        assert any("search_index.json" in url for url in seen.requests), (
+            f"{name}: the search index request was not seen: requests made by the search "
+            "worker are not being recorded"
+        )
+    # every image the page shows once used (a demo redraws its own), lazy ones included
+    if page.images:
+        assert seen.images, f"{name}: the page has images, none was found in the browser"
+    for image in seen.images:
+        url = image.partition("#")[0]
+        assert url in seen.requests, f"{name}: the image {image} was not requested"
+    if palette in page.full_size:
+        assert seen.full_size is not None, f"{name}: the full-size figure was not opened"
+        assert seen.full_size.endswith(f"-{palette}.svg"), f"{name}: opened {seen.full_size}"
+        assert seen.full_size in seen.requests, f"{name}: the full-size figure was not requested"
     origin = site_url.rstrip("/")
-    pages = built_pages(site_dir)
-    context = browser.new_context(color_scheme=palette, viewport={"width": 1280, "height": 900})
-    requests: list[tuple[str, str]] = []  # (page, url)
-
-    def block_other_hosts(route) -> None:
-        if _is_ours(route.request.url, origin):
-            route.continue_()
-        else:
-            route.abort()
-
-    context.route("**/*", block_other_hosts)
-    searched = opened_full_size = False
-    try:
-        # every page in a tab of its own, loading side by side
-        tabs = {}
-        for relative in pages:
-            tab = context.new_page()
-            tab.on("request", lambda r, page=relative: requests.append((page, r.url)))
-            response = tab.goto(site_url + relative, wait_until="commit")
-            assert response is not None
-            if relative != "404.html":
-                assert response.ok, f"{relative}: HTTP {response.status}"
-            tabs[relative] = tab
-        for relative, tab in tabs.items():
-            tab.bring_to_front()  # a background tab defers work (animation frames, timers)
-            tab.wait_for_load_state("load")
-            # load every image now, lazy ones included, then let the page settle
-            tab.evaluate(
-                "Promise.all([...document.images].map(i => { i.loading = 'eager';"
-                " return i.decode().catch(() => null); }))"
-            )
-            tab.wait_for_load_state("networkidle")
-            assert tab.get_attribute("body", "data-md-color-scheme") == scheme, relative
-        for tab in tabs.values():
-            full_size = tab.locator(f"a.abh-full-size.abh-only-{palette}")
-            if full_size.count():
-                tab.bring_to_front()
-                full_size.first.click()
-                tab.wait_for_load_state("networkidle")
-                assert tab.url.endswith(f"-{palette}.svg"), tab.url
-                opened_full_size = True
-                break
-        for relative, tab in tabs.items():
-            if relative != "404.html" and tab.locator("input.md-search__input").count():
-                tab.bring_to_front()
-                tab.fill("input.md-search__input", "softmax")
-                tab.press("input.md-search__input", "End")  # Material searches on key events
-                tab.locator(".md-search-result__item").first.wait_for(timeout=30_000)
-                tab.wait_for_load_state("networkidle")
-                searched = True
-                break
-    finally:
-        context.close()
-
-    assert searched, "no page to search from"
-    assert opened_full_size, "no page has a full-size figure link"
-    urls = [url for _, url in requests]
-    assert any("search_index.json" in url for url in urls), (
-        "the search index request was not seen: requests made by the search worker "
-        "are not being recorded"
-    )
-    assert any(url.endswith(f"-{palette}.svg") for url in urls), "no figure was requested"
-    others = sorted({(p, url) for p, url in requests if not _is_ours(url, origin)})
-    assert not others, f"requests to other hosts in the {palette} palette: {others}"
+    others = sorted({url for url in seen.requests if not is_ours(url, origin)})
+    assert not others, f"{name}: requests to other hosts: {others}"

@@ -1,0 +1,324 @@
+"""Every page of the book in both palettes, each visited once in Chromium for
+the checks that read a page: axe-core, the Content Security Policy while the
+page is used, and the requests it makes.
+
+- :func:`book_pages` lists the pages from the sources, so that the tests can be
+  parametrized before the build (tests/test_accessibility.py checks the list
+  against the pages the build made); :func:`palettes_and_pages` gives the
+  parameters, with the same ids in tests/test_accessibility.py,
+  tests/test_csp_site.py and tests/test_third_party.py: ``make test`` sends
+  the tests with the same id to the same worker (tests/conftest.py,
+  ``FileScheduling``), which visits the page once. tests/test_offline.py
+  reads the same list for the file:// build.
+- The ``page_visits`` fixture (a plugin: tests/conftest.py names this module
+  in ``pytest_plugins``) owns the memo: ``page_visits(palette, path)`` visits a
+  page the first time it is asked for and returns the :class:`Visit`.
+
+One visit, in this order, so that no check disturbs another:
+
+1. the palette's tab (:class:`PaletteTab`: the CSP spy of tests/csp_spy.py,
+   every request recorded, those to other hosts aborted), 1200 px wide,
+   with what the previous page stored cleared, loads the page (``load``);
+2. axe-core on the untouched page at each width of :data:`WIDTHS` (loaded at
+   the first, resized to the others, two frames painted after each resize),
+   then back to the first width;
+3. the page is used (:func:`use_the_page`): palette switched and back, demo,
+   stepper, quiz, mark-as-read, search;
+4. every image is loaded (lazy ones included) and the network left to go
+   idle, so that late requests (the search worker's index, images) are
+   recorded; the CSP violations and console reports are read;
+5. last, as it navigates away: the page's first full-size figure link in
+   this palette is followed, and its document loaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from csp_spy import SPY, violations, watch_console
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Each palette (the reader's ``prefers-color-scheme``) and Material's scheme for it.
+PALETTES = {"light": "default", "dark": "slate"}
+#: The widths axe checks each page at: a desktop and the narrowest phone.
+WIDTHS = (1200, 320)
+#: Resolves after the browser has laid out and painted the page twice.
+TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+#: Loads every image of the page now, lazy ones included; resolves to their addresses.
+LOAD_EVERY_IMAGE = """
+async () => {
+  const images = [...document.images];
+  await Promise.all(images.map(i => { i.loading = "eager"; return i.decode().catch(() => null); }));
+  return images.map(i => i.currentSrc || i.src);
+}
+"""
+
+
+def book_pages(docs: Path = ROOT / "docs") -> list[str]:
+    """The pages the build makes, read from the sources, as paths from the site root.
+
+    A page of each Markdown file under docs/ and of each notebook
+    (``notebooks/*.py``, mkdocs-jupyter's ``include`` in mkdocs.yml), at its
+    directory URL; and the theme's ``404.html``.
+    """
+    sources = sorted(docs.rglob("*.md")) + sorted(docs.glob("notebooks/*.py"))
+    pages = []
+    for source in sources:
+        url = source.relative_to(docs).with_suffix("").as_posix()
+        pages.append("" if url == "index" else url.removesuffix("/index") + "/")
+    return sorted([*pages, "404.html"])
+
+
+def page_id(path: str) -> str:
+    """A page's name in test ids: ``index``, ``lessons-causal-masking``, ``404``."""
+    return path.removesuffix(".html").strip("/").replace("/", "-") or "index"
+
+
+def palettes_and_pages() -> list[pytest.param]:
+    """``(palette, path)`` for every palette and page, with ids such as ``dark-index``."""
+    return [
+        pytest.param(palette, path, id=f"{palette}-{page_id(path)}")
+        for palette in PALETTES
+        for path in book_pages()
+    ]
+
+
+#: What :func:`use_the_page` uses, by the name it reports.
+READER_TOOLS = ("palette", "demo", "stepper", "quiz", "mark-as-read", "search")
+#: Pages that get "Mark as read" (docs/javascripts/mark-read.js: lessons and notebooks).
+MARKABLE = ("lessons/", "notebooks/")
+
+
+@dataclass
+class Offered:
+    """What a built page offers the reader, read from its HTML (not from the browser)."""
+
+    #: Which of :data:`READER_TOOLS` the page has.
+    tools: set[str]
+    #: The ``src`` of each ``<img>``, as written.
+    images: list[str]
+    #: The palettes (``light``, ``dark``) with a full-size figure link.
+    full_size: set[str]
+
+
+class _OfferScanner(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tools: set[str] = set()
+        self.images: list[str] = []
+        self.full_size: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {name: value or "" for name, value in attrs}
+        classes = set(values.get("class", "").split())
+        if tag == "form" and values.get("data-md-component") == "palette":
+            self.tools.add("palette")
+        if "abh-demo" in classes:
+            self.tools.add("demo")
+        if "abh-stepper" in classes:
+            self.tools.add("stepper")
+        if "abh-quiz" in classes:
+            self.tools.add("quiz")
+        if tag == "input" and "md-search__input" in classes:
+            self.tools.add("search")
+        if tag == "script" and values.get("src", "").endswith("javascripts/mark-read.js"):
+            self.tools.add("mark-read.js")
+        if tag == "img" and values.get("src"):
+            self.images.append(values["src"])
+        if tag == "a" and "abh-full-size" in classes:
+            self.full_size |= {p for p in PALETTES if f"abh-only-{p}" in classes}
+
+
+def offered(site: Path, path: str) -> Offered:
+    """What the built page `path` of `site` offers the reader."""
+    scanner = _OfferScanner()
+    file = site / (path if path.endswith(".html") else f"{path}index.html")
+    scanner.feed(file.read_text(encoding="utf-8"))
+    scanner.close()
+    tools = scanner.tools - {"mark-read.js"}
+    if "mark-read.js" in scanner.tools and path.startswith(MARKABLE):
+        tools.add("mark-as-read")
+    return Offered(tools, scanner.images, scanner.full_size)
+
+
+@dataclass
+class Visit:
+    """What one visit of a page in a palette saw."""
+
+    #: The HTTP status of the page.
+    status: int
+    #: ``data-md-color-scheme`` of the body once loaded.
+    scheme: str
+    #: The first element of ``<head>``.
+    head_starts_with: str
+    #: ``innerWidth`` after the resize to each width of :data:`WIDTHS`.
+    inner_width: dict[int, int] = field(default_factory=dict)
+    #: axe-core's violations at each width of :data:`WIDTHS`.
+    axe: dict[int, list[dict]] = field(default_factory=dict)
+    #: What was used on the page (:func:`use_the_page`).
+    used: list[str] = field(default_factory=list)
+    #: The CSP spy's violations and the console's CSP reports, while reading.
+    violations: list[dict] = field(default_factory=list)
+    console: list[str] = field(default_factory=list)
+    #: The address of each image in the page once used, every one of them loaded.
+    images: list[str] = field(default_factory=list)
+    #: Every request the page made, the full-size figure's included.
+    requests: list[str] = field(default_factory=list)
+    #: Where the full-size figure link led (``None``: the page has none in the palette).
+    full_size: str | None = None
+
+
+def use_the_page(tab) -> list[str]:
+    """Switch the palette and use whatever the page offers; return what was done."""
+    done = []
+    toggle = tab.locator("form[data-md-component=palette] label:visible").first
+    if toggle.count():
+        toggle.click()
+        toggle = tab.locator("form[data-md-component=palette] label:visible").first
+        toggle.click()  # and back
+        done.append("palette")
+    demo = tab.locator(".abh-demo[data-abh-ready=true]").first
+    if demo.count():
+        demo.locator('[data-input="q-0-0"]').fill("2.5")
+        demo.locator('[data-toggle="causal"]').click()
+        demo.locator('[data-toggle="causal"]').click()
+        done.append("demo")
+    stepper = tab.locator(".abh-stepper[data-abh-ready=true]").first
+    if stepper.count():
+        stepper.get_by_label("Block size (keys per block)").select_option("1")
+        stepper.get_by_role("button", name="Next block").click()
+        stepper.get_by_label("score of key 0").fill("ln 5")
+        done.append("stepper")
+    question = tab.locator(".abh-quiz fieldset[data-abh-ready=true]").first
+    if question.count():
+        question.locator("input").first.check()
+        question.locator('[data-action="check"]').click()
+        question.locator(".abh-why").first.wait_for(state="visible")
+        done.append("quiz")
+    progress = tab.locator(".abh-progress")
+    if progress.count():
+        progress.get_by_role("button", name="Mark as read").click()
+        progress.get_by_role("button", name="Mark as unread").click()
+        done.append("mark-as-read")
+    search = tab.locator("input.md-search__input")
+    if search.count():
+        search.fill("softmax")
+        search.press("End")  # Material searches on key events
+        tab.locator(".md-search-result__item").first.wait_for(timeout=30_000)
+        tab.keyboard.press("Escape")
+        done.append("search")
+    return done
+
+
+class PaletteTab:
+    """One tab in a palette, which visits page after page.
+
+    Every request it makes is recorded and those to other hosts are aborted;
+    the CSP spy runs in every document, and the console's CSP reports are
+    kept. One tab for all visits costs about a CPU-second a page less than a
+    fresh context for each; :meth:`visit` clears what the previous page
+    stored, so that a visit does not depend on the pages before it.
+    """
+
+    def __init__(self, browser, site_url: str, palette: str) -> None:
+        self.site_url = site_url
+        self.palette = palette
+        origin = site_url.rstrip("/")
+        self.context = browser.new_context(
+            color_scheme=palette, viewport={"width": WIDTHS[0], "height": 900}
+        )
+        self.context.add_init_script(SPY)
+        self.context.route(
+            "**/*",
+            lambda route: (
+                route.continue_() if is_ours(route.request.url, origin) else route.abort()
+            ),
+        )
+        self.requests: list[str] = []
+        self.console: list[str] = []
+        self.tab = self.context.new_page()
+        self.tab.on("request", lambda request: self.requests.append(request.url))
+        watch_console(self.tab, self.console)
+
+    def visit(self, axe, path: str) -> Visit:
+        """Visit `path` as the module docstring says; return what was seen."""
+        tab = self.tab
+        if tab.url.startswith(self.site_url):  # what the last page stored
+            tab.evaluate("localStorage.clear(); sessionStorage.clear()")
+        self.context.clear_cookies()
+        tab.set_viewport_size({"width": WIDTHS[0], "height": 900})
+        self.requests.clear()
+        self.console.clear()
+        response = tab.goto(self.site_url + path, wait_until="load")
+        assert response is not None, f"{path}: no response"
+        seen = Visit(
+            status=response.status,
+            scheme=tab.get_attribute("body", "data-md-color-scheme") or "",
+            head_starts_with=tab.evaluate("document.head.firstElementChild.outerHTML"),
+        )
+        for width in WIDTHS:
+            tab.set_viewport_size({"width": width, "height": 900})
+            tab.evaluate(TWO_FRAMES)
+            seen.inner_width[width] = tab.evaluate("window.innerWidth")
+            seen.axe[width] = axe.run(tab).response["violations"]
+        tab.set_viewport_size({"width": WIDTHS[0], "height": 900})
+        tab.evaluate(TWO_FRAMES)
+        seen.used = use_the_page(tab)
+        seen.images = tab.evaluate(LOAD_EVERY_IMAGE)
+        tab.wait_for_load_state("networkidle")
+        seen.violations = violations(tab)
+        seen.console = list(self.console)
+        full_size = tab.locator(f"a.abh-full-size.abh-only-{self.palette}")
+        if full_size.count():
+            with tab.expect_navigation(wait_until="load", timeout=15_000):
+                full_size.first.click()
+            seen.full_size = tab.url
+        seen.requests = list(self.requests)
+        return seen
+
+
+def is_ours(url: str, origin: str) -> bool:
+    """Whether `url` is the served site's own (or a ``data:``, ``blob:``, ``about:`` one)."""
+    parts = urlsplit(url)
+    if parts.scheme in {"data", "blob", "about"}:
+        return True
+    return f"{parts.scheme}://{parts.netloc}" == origin
+
+
+@pytest.fixture(scope="session")
+def page_visits(browser, site_url: str) -> Iterator[Callable[[str, str], Visit]]:
+    """``page_visits(palette, path)``: the :class:`Visit` of a page, made once per worker.
+
+    A visit that fails is remembered too: each test that asks for it fails
+    with the same message, without visiting again.
+    """
+    from axe_playwright_python.sync_playwright import Axe
+    from playwright.sync_api import Error as PlaywrightError
+
+    axe = Axe()
+    tabs: dict[str, PaletteTab] = {}
+    memo: dict[tuple[str, str], Visit | str] = {}
+
+    def page_visit(palette: str, path: str) -> Visit:
+        key = (palette, path)
+        if key not in memo:
+            if palette not in tabs:
+                tabs[palette] = PaletteTab(browser, site_url, palette)
+            try:
+                memo[key] = tabs[palette].visit(axe, path)
+            except (PlaywrightError, AssertionError) as error:  # a timeout, a failed click
+                memo[key] = f"visiting {path or 'index'} in the {palette} palette failed: {error}"
+        seen = memo[key]
+        if isinstance(seen, str):
+            pytest.fail(seen, pytrace=False)
+        return seen
+
+    yield page_visit
+    for tab in tabs.values():
+        tab.context.close()
+    memo.clear()
