@@ -121,11 +121,19 @@ PRELOAD = {
         "iniconfig",
         "pygments.lexers.python",
         "execnet",
+        "sysconfig",
         "numpy",
         "sybil",
         "sybil.parsers.markdown",
         "sybil.parsers.rest",
         "sybil.evaluators.python",
+        # what the tests of every lesson import (a lesson added as CONTRIBUTING.md says)
+        "jinja2",
+        "click",
+        "yaml",
+        "markdown",
+        "mkdocs.config.defaults",
+        "mkdocs.structure.pages",
     ),
 }
 #: Modules no zygote may hold: the book's package (each copy imports its own)
@@ -157,21 +165,20 @@ def run(
         tempfile.TemporaryFile() as out,
         tempfile.TemporaryFile() as err,
         socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection,
-        contextlib.ExitStack() as stack,
     ):
         connection.connect(zygote)
         request = {"args": list(args), "cwd": str(cwd), "env": dict(env)}
         socket.send_fds(connection, [_line(request)], [out.fileno(), err.fileno()])
-        reader = stack.enter_context(connection.makefile("rb"))
-        pid = _reply(reader, zygote)["pid"]
+        replies = _Replies(connection, zygote)
+        pid = replies.next()["pid"]
         connection.settimeout(timeout)
         try:
-            status = _reply(reader, zygote)
+            status = replies.next()
         except TimeoutError:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
             connection.settimeout(None)
-            _reply(reader, zygote)
+            replies.next()  # the zygote has reaped it
             raise subprocess.TimeoutExpired(
                 command, timeout, output=_text(out), stderr=_text(err)
             ) from None
@@ -189,22 +196,31 @@ def _ask(address: str, request: dict[str, Any]) -> dict[str, Any]:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
         connection.connect(address)
         connection.sendall(_line(request))
-        with connection.makefile("rb") as reader:
-            return _reply(reader, address)
+        return _Replies(connection, address).next()
 
 
 def _line(message: dict[str, Any]) -> bytes:
     return json.dumps(message).encode() + b"\n"
 
 
-def _reply(reader: Any, address: str) -> dict[str, Any]:
-    line = reader.readline()
-    if not line:
-        raise RuntimeError(f"the fork server at {address} closed the connection")
-    reply: dict[str, Any] = json.loads(line)
-    if "error" in reply:
-        raise RuntimeError(f"the fork server at {address}: {reply['error']}")
-    return reply
+class _Replies:
+    """The messages a server sends on `connection`: a line of JSON each."""
+
+    def __init__(self, connection: socket.socket, address: str) -> None:
+        self.connection, self.address, self.buffer = connection, address, b""
+
+    def next(self) -> dict[str, Any]:
+        """The next message; TimeoutError past the connection's timeout (then call again)."""
+        while b"\n" not in self.buffer:
+            received = self.connection.recv(4096)
+            if not received:
+                raise RuntimeError(f"the fork server at {self.address} closed the connection")
+            self.buffer += received
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        reply: dict[str, Any] = json.loads(line)
+        if "error" in reply:
+            raise RuntimeError(f"the fork server at {self.address}: {reply['error']}")
+        return reply
 
 
 def _text(stream: Any) -> str:
