@@ -66,9 +66,11 @@ from typing import Any
 
 #: Where tests/conftest.py puts the router's socket for the session.
 VARIABLE = "ABH_FORK_SERVER"
-#: Variables that differ from run to run but that no module reads when it is
-#: imported: runs that differ only in these share a zygote (the child gets them).
-PER_RUN = frozenset({"PYTHONPATH", "PYTEST_CURRENT_TEST"})
+#: Variables that differ from run to run but that no module of a zygote reads
+#: when it is imported: runs that differ only in these share a zygote (the child
+#: gets them). ``ABH_CACHE_DIR`` is read by the book's package only, which no
+#: zygote imports.
+PER_RUN = frozenset({"PYTHONPATH", "PYTEST_CURRENT_TEST", "ABH_CACHE_DIR"})
 #: What a zygote imports, by the module run (``python -m mkdocs``, ``python -m
 #: pytest``): the toolchain as far as a broken copy's run gets, and what draws
 #: figures. Not ``mkdocs.__main__`` nor ``pytest.__main__``, which ``python -m``
