@@ -19,20 +19,26 @@ Three processes take part, all started from this file:
 
 - the *router*, started by the session fixture of tests/conftest.py
   (:func:`started`) and named to the tests by :data:`VARIABLE`. It imports
-  nothing but the standard library. For each environment it starts one
-  zygote, a fresh interpreter with exactly that environment (less
-  ``PYTHONPATH``, which the child sets itself), so that whatever the
-  toolchain reads from the environment when it is imported
-  (``PYTHONHASHSEED``, ``PYTHONDONTWRITEBYTECODE``, ``MPLBACKEND``...) is what
-  a fresh ``python -m`` in that environment would read;
-- a *zygote* per environment: imports :data:`PRELOAD`, checks that it is the
-  only thread of its process, and forks one child per run, one at a time;
-- the *child*, which runs the module and exits.
+  nothing but the standard library. For each module run (``mkdocs``,
+  ``pytest``) and environment it starts one zygote, a fresh interpreter
+  with exactly that environment (less :data:`PER_RUN`, which the child sets
+  itself), so that whatever the interpreter and the toolchain read from the
+  environment when they start (``PYTHONHASHSEED``,
+  ``PYTHONDONTWRITEBYTECODE``, ``MPLBACKEND``...) is what a fresh
+  ``python -m`` in that environment would read;
+- a *zygote* per module and environment: imports that module's
+  :data:`PRELOAD`, then, for each run, checks that it is the only thread of
+  its process and forks a child; one run at a time;
+- the *child*, which runs the module and exits. A child that cannot start
+  (its folder is gone...) exits with status 70 and says why on standard error.
 
-Never imported by the zygote: the book's own package (each copy must import
-its own, from its ``src``) and what reads ``sys.argv`` when imported
-(:data:`NEVER_PRELOADED`). A child stops with an error if a folder of its
-``PYTHONPATH`` holds a module the zygote already imported.
+Never imported by a zygote: the book's own package (each copy must import
+its own, from its ``src``), what reads ``sys.argv`` when imported
+(:data:`NEVER_PRELOADED`) and, in pytest's, the modules of pytest's plugins.
+A zygote that imported one of them stops at its start, and a child stops with
+an error if a folder of its ``PYTHONPATH`` holds a module the zygote
+imported. Linux only (``os.pidfd_open``, ``/proc``); elsewhere the runs are
+subprocesses.
 
 Known differences from a fresh interpreter, none of which a test reads: the
 runs of one environment share one hash seed (a test that needs another seed
@@ -59,6 +65,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import traceback
 import types
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -367,6 +374,7 @@ def _next_caller(listener: socket.socket) -> bool:
 def _serve_zygote(address: str, module: str) -> None:
     """Import `module`'s toolchain, then fork a child for each run, one at a time."""
     base_path = sys.path[1:]  # sys.path[0] is this file's folder
+    os.close(os.pidfd_open(os.getpid()))  # fails here, not after a fork, without pidfd (Linux 5.3)
     for name in PRELOAD.get(module, ()):
         importlib.import_module(name)
     forbidden = {name.split(".")[0] for name in NEVER_PRELOADED if "." not in name}
@@ -426,8 +434,10 @@ def _fork_one(connection: socket.socket, listener: socket.socket, base_path: lis
             connection.close()
             os.close(0)  # the pipe from the router
             _child(request, fds, base_path)
+        except BaseException:  # noqa: BLE001 (a run that could not start: say why)
+            traceback.print_exc()
         finally:
-            os._exit(70)  # not reached: _child exits
+            os._exit(70)  # reached only if the run could not start
     for fd in fds:
         os.close(fd)
     connection.sendall(_line({"pid": pid}))
