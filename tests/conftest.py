@@ -10,7 +10,9 @@ everything. A test that builds or copies the book without being marked
 ``build`` fails, saying so (:func:`require_tier`).
 
 Builds are shared: one per variant per run (:func:`_shared_build`), also across
-pytest-xdist workers, which wait on a file lock for the one that builds.
+pytest-xdist workers, which wait on a file lock for the one that builds. The
+runs in copies of the book (``mkdocs build``, ``pytest``) are forked from the
+session's fork server, which has the toolchain imported (tests/fork_server.py).
 
 Browser tests skip with a reason when no Chromium is found, except under CI
 (``CI=true``), where a missing browser is a failure.
