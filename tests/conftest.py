@@ -10,7 +10,9 @@ everything. A test that builds or copies the book without being marked
 ``build`` fails, saying so (:func:`require_tier`).
 
 Builds are shared: one per variant per run (:func:`_shared_build`), also across
-pytest-xdist workers, which wait on a file lock for the one that builds.
+pytest-xdist workers, which wait on a file lock for the one that builds. The
+runs in copies of the book (``mkdocs build``, ``pytest``) are forked from the
+session's fork server, which has the toolchain imported (tests/fork_server.py).
 
 Browser tests skip with a reason when no Chromium is found, except under CI
 (``CI=true``), where a missing browser is a failure.
@@ -26,10 +28,12 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import fork_server
 import pytest
 from hypothesis import settings
 from project import STALE_PAGE, TIER_VARIABLE, copy_for_build, require_tier
@@ -222,6 +226,30 @@ def _build_over_a_stale_site(site: Path) -> None:
     site.mkdir(parents=True)
     (site / STALE_PAGE).write_text("left over from an older build", encoding="utf-8")
     build_site(site)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fork_server(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The session's fork server for the runs in copies (tests/fork_server.py).
+
+    Started when a test of the session is marked ``build`` (each pytest-xdist
+    worker has its own), on Linux; :func:`project.run_in_copy` finds it in
+    :data:`fork_server.VARIABLE`.
+    """
+    builds = any(item.get_closest_marker("build") for item in request.session.items)
+    if not builds or not hasattr(os, "pidfd_open"):
+        yield
+        return
+    # a short path: a Unix socket's may not exceed 107 bytes
+    with (
+        tempfile.TemporaryDirectory(prefix="abh-fork-") as folder,
+        fork_server.started(Path(folder)) as address,
+    ):
+        os.environ[fork_server.VARIABLE] = address
+        try:
+            yield
+        finally:
+            del os.environ[fork_server.VARIABLE]
 
 
 @pytest.fixture(scope="session")

@@ -19,6 +19,8 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import fork_server
+
 ROOT = Path(__file__).resolve().parents[1]
 #: Folders that are made, not written: never copied or linted.
 MADE = {".git", ".venv", "site", "site-offline", "node_modules", "__pycache__"}
@@ -91,18 +93,34 @@ def copy_for_build(destination: Path) -> Path:
             )
         elif source.is_file():
             shutil.copy2(source, destination / name)
+    copy_compiled(destination)
     return destination
+
+
+def copy_compiled(destination: Path) -> None:
+    """Copy the package's compiled modules (``src/**/__pycache__``) into a copy of the project.
+
+    The copy's sources keep their modification times (``shutil.copy2``), and
+    Python uses a ``.pyc`` only if the time and size it records are its
+    source's: so a run in the copy compiles only what the test changed.
+    """
+    for compiled in (ROOT / "src").glob("**/__pycache__/*.pyc"):
+        target = destination / compiled.relative_to(ROOT)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(compiled, target)
 
 
 def _copy_environment(copy: Path) -> dict[str, str]:
     """The environment of a process in `copy`: it imports the copy's package.
 
-    The outer pytest's options and an ``OFFLINE`` setting are not passed on.
+    The outer pytest's options, an ``OFFLINE`` setting and the session's fork
+    server are not passed on.
     """
     env = {
         key: value
         for key, value in os.environ.items()
-        if key not in {"PYTEST_ADDOPTS", "OFFLINE", "PYTHONPATH", TIER_VARIABLE}
+        if key
+        not in {"PYTEST_ADDOPTS", "OFFLINE", "PYTHONPATH", TIER_VARIABLE, fork_server.VARIABLE}
     }
     env.update(NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(copy / "src"))
     # copies share the project's build cache: its keys cover what a test changes
@@ -114,9 +132,15 @@ def run_in_copy(copy: Path, *args: str, timeout: float = 900) -> subprocess.Comp
     """Run ``python -m <args>`` in a copy of the project, importing the copy's package.
 
     The outer pytest's options and an ``OFFLINE`` setting are not passed on.
+    In a test session the run is forked from the session's fork server, which
+    has the toolchain imported already (tests/fork_server.py); else, and to
+    the same effect, it is a subprocess.
     """
     require_tier("build", "runs a copy of the book")
     env = _copy_environment(copy)
+    forked = fork_server.run(args, cwd=copy, env=env, timeout=timeout)
+    if forked is not None:
+        return forked
     return subprocess.run(
         [sys.executable, "-m", *args],
         cwd=copy,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from project import edit, project_files, run_in_copy
+from project import copy_compiled, edit, project_files, run_in_copy
 
 #: Every test here builds or runs a copy of the project.
 pytestmark = pytest.mark.build
@@ -59,6 +59,7 @@ def project(tmp_path: Path, files_of_the_project: list[Path]) -> Path:
         target = copy / path.relative_to(ROOT)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, target)
+    copy_compiled(copy)
     (copy / LESSON).parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(TEMPLATE, copy / LESSON)
     _add_to_nav(copy, LESSON.removeprefix("docs/"))

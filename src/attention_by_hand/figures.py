@@ -3,7 +3,9 @@
 One function per figure. Each takes its stated inputs and a palette
 (``"light"`` or ``"dark"``) and returns a :class:`matplotlib.figure.Figure`;
 :func:`to_svg` turns a figure into deterministic SVG bytes. No pyplot state
-is used, so figures can be drawn in any order in one process.
+is used, so figures can be drawn in any order in one process. matplotlib is
+imported by the functions that draw, when they draw: a build that takes every
+figure from its cache, or stops before drawing, never imports it.
 
 Text stays text in the SVG (``svg.fonttype = "none"``): readers can select
 it, screen readers and search can see it, and the tests read the numbers a
@@ -16,15 +18,16 @@ import io
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import matplotlib as mpl
 import numpy as np
-from matplotlib.figure import Figure
-from matplotlib.patches import FancyArrowPatch, Patch, Rectangle
 from numpy.typing import ArrayLike, NDArray
 
 from .core import attention_weights, causal_mask, masked_softmax
+
+if TYPE_CHECKING:  # for annotations: matplotlib is imported by the functions that draw
+    from matplotlib.colors import LinearSegmentedColormap
+    from matplotlib.figure import Figure
 
 __all__ = [
     "PALETTES",
@@ -103,6 +106,9 @@ def attention_row(
         vectors, each one's weighted share laid head to tail, and the output
         they add up to.
     """
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch
+
     colours = _palette(palette)
     s = np.asarray(scores, dtype=float)
     v = np.asarray(values, dtype=float)
@@ -205,6 +211,9 @@ def causal_mask_grid(*, n: int, palette: Palette = "light") -> Figure:
         Rows are queries, columns are keys; each cell is marked "allowed"
         (the key may be attended) or "blocked" in words as well as colour.
     """
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch, Rectangle
+
     colours = _palette(palette)
     keep = causal_mask(n)  # [n, n]
     with _style(colours):
@@ -283,6 +292,8 @@ def same_weights_two_values(
         One panel per value set: the values as bars, each labelled with its
         weight, and the output ``sum(w * v)`` as a separate bar.
     """
+    from matplotlib.figure import Figure
+
     colours = _palette(palette)
     w = np.asarray(weights, dtype=float)
     sets = [np.asarray(vs, dtype=float) for vs in value_sets]
@@ -357,6 +368,11 @@ def weights_matrix(
         and printed to 3 decimals; blocked cells are hatched and labelled
         "masked". Each row's sum is printed on its right.
     """
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
+
     colours = _palette(palette)
     q = np.asarray(queries, dtype=float)
     k = np.asarray(keys, dtype=float)
@@ -401,7 +417,7 @@ def weights_matrix(
         ax.xaxis.tick_top()
         _bare_frame(ax)
         bar = fig.colorbar(
-            mpl.cm.ScalarMappable(norm=mpl.colors.Normalize(0, 1), cmap=cmap),
+            ScalarMappable(norm=Normalize(0, 1), cmap=cmap),
             ax=ax,
             location="bottom",
             shrink=0.6,
@@ -412,16 +428,18 @@ def weights_matrix(
     return fig
 
 
-def _weights_colormap(colours: Mapping[str, str]) -> mpl.colors.LinearSegmentedColormap:
+def _weights_colormap(colours: Mapping[str, str]) -> LinearSegmentedColormap:
     """The shading of a weight from 0 (the background) to 1 (the "allowed" colour)."""
-    return mpl.colors.LinearSegmentedColormap.from_list(
-        "weights", [colours["background"], colours["allowed"]]
-    )
+    from matplotlib.colors import LinearSegmentedColormap
+
+    return LinearSegmentedColormap.from_list("weights", [colours["background"], colours["allowed"]])
 
 
 def _ink_on(face: str | tuple[float, float, float, float]) -> str:
     """The text colour with the higher contrast on `face`: white below luminance 0.179, black above."""
-    return "#ffffff" if _luminance(mpl.colors.to_rgba(face)) < 0.179 else "#000000"
+    from matplotlib.colors import to_rgba
+
+    return "#ffffff" if _luminance(to_rgba(face)) < 0.179 else "#000000"
 
 
 def _bare_frame(ax) -> None:
@@ -460,10 +478,12 @@ def to_svg(fig: Figure, *, salt: str) -> bytes:
         The same bytes for the same figure and salt, build after build: no
         random ids and no date.
     """
+    from matplotlib import rc_context
+
     if not isinstance(salt, str) or not salt:
         raise ValueError(f"salt must be a non-empty string; got {salt!r}")
     buffer = io.BytesIO()
-    with mpl.rc_context({"svg.hashsalt": salt, "svg.fonttype": "none"}):
+    with rc_context({"svg.hashsalt": salt, "svg.fonttype": "none"}):
         fig.savefig(buffer, format="svg", metadata={"Date": None})
     return buffer.getvalue()
 
@@ -503,6 +523,8 @@ def _common_fractions(w: np.ndarray, max_denominator: int = 12) -> list[str]:
 
 
 def _arrow(ax, start, end, colour: str, *, lw: float, style: str = "solid") -> None:
+    from matplotlib.patches import FancyArrowPatch
+
     ax.add_patch(
         FancyArrowPatch(
             tuple(start),
@@ -525,7 +547,9 @@ def _palette(palette: str) -> Mapping[str, str]:
 
 
 def _style(colours: Mapping[str, str]):
-    return mpl.rc_context(
+    from matplotlib import rc_context
+
+    return rc_context(
         {
             "font.family": "sans-serif",
             "font.sans-serif": ["DejaVu Sans"],
@@ -578,6 +602,8 @@ def qkv_matrices(
         printed. Bottom: the scaled scores ``Q Kᵀ / √d_k`` and the weights,
         printed to 3 decimals, each row of weights with its sum.
     """
+    from matplotlib.figure import Figure
+
     colours = _palette(palette)
     x = np.asarray(tokens, dtype=float)
     mats = [np.asarray(w, dtype=float) for w in (w_q, w_k, w_v)]
@@ -637,6 +663,8 @@ def _number_grid(
     shade: np.ndarray | None,
 ) -> None:
     """Draw `matrix` as a grid of printed numbers; `shade` (0 to 1) fills the cells."""
+    from matplotlib.patches import Rectangle
+
     n_rows, n_cols = matrix.shape
     cmap = _weights_colormap(colours)
     for i in range(n_rows):
@@ -697,6 +725,9 @@ def kv_cache_steps(
         weights (the newest key outlined); keys not yet computed are hatched.
         On the right, the step's output.
     """
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch, Rectangle
+
     colours = _palette(palette)
     q = np.asarray(queries, dtype=float)
     k = np.asarray(keys, dtype=float)
@@ -810,6 +841,9 @@ def online_softmax_steps(
         block (keys seen, running maximum, rescaling factor, running sum,
         accumulator, and the accumulator divided by the sum).
     """
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch, Rectangle
+
     from .online import online_attention_steps
 
     colours = _palette(palette)
@@ -992,6 +1026,8 @@ def multi_head_weights(
         One panel per head: rows are queries, columns are keys, each cell
         shaded by its weight and printed to 3 decimals.
     """
+    from matplotlib.figure import Figure
+
     colours = _palette(palette)
     weights = head_weights(tokens=tokens, w_q=w_q, w_k=w_k, n_heads=n_heads)  # n_heads x [n, n]
     n = len(weights[0])

@@ -12,14 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from .. import figures
 from ..core import attention_weights
 from .demos import DEMOS
+
+if TYPE_CHECKING:  # for annotations: matplotlib is imported when a figure is drawn
+    from matplotlib.figure import Figure
 
 PALETTE_NAMES = ("light", "dark")
 
