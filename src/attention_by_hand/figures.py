@@ -20,6 +20,7 @@ from typing import Literal
 
 import matplotlib as mpl
 import numpy as np
+from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Patch, Rectangle
 from numpy.typing import ArrayLike, NDArray
@@ -442,17 +443,23 @@ def _luminance(rgba: tuple[float, ...]) -> float:
 # ---------------------------------------------------------------------------
 
 
-def to_svg(fig: Figure, *, salt: str) -> bytes:
+def to_svg(fig: Figure, *, salt: str, layout_of: Figure | None = None) -> bytes:
     """Serialise `fig` as deterministic SVG.
 
     Parameters
     ----------
     fig : matplotlib.figure.Figure
-        The figure to save.
+        The figure to save. Its layout is fixed for good: it is laid out
+        once, then its layout engine is turned off.
     salt : str
         The ``svg.hashsalt`` for this figure. Give each figure its own: the
         ids matplotlib writes come from it, and two SVGs with one salt can
         clash when they sit in one page.
+    layout_of : matplotlib.figure.Figure, optional
+        The same figure drawn in another palette and saved with this
+        function before: its layout is copied instead of computed again.
+        Colours do not change the size of any text, so the layout is the
+        one `fig` would get, and so are the bytes.
 
     Returns
     -------
@@ -464,8 +471,36 @@ def to_svg(fig: Figure, *, salt: str) -> bytes:
         raise ValueError(f"salt must be a non-empty string; got {salt!r}")
     buffer = io.BytesIO()
     with mpl.rc_context({"svg.hashsalt": salt, "svg.fonttype": "none"}):
+        _fix_layout(fig, layout_of)
         fig.savefig(buffer, format="svg", metadata={"Date": None})
     return buffer.getvalue()
+
+
+def _fix_layout(fig: Figure, model: Figure | None) -> None:
+    """Lay `fig` out once (or copy the layout of `model`), then turn its layout engine off.
+
+    ``savefig`` with a layout engine draws the figure twice: once, output
+    discarded, to run the layout, once to write. Run here first, with the
+    text measured as the SVG writer measures it, the layout leaves ``savefig``
+    one draw to do, and the file is the same.
+
+    What a constrained layout decides is where each Axes (colorbars
+    included) sits, so that is what is copied from `model`. (It would also
+    move a suptitle, which no figure has; ``tests/test_build.py`` compares
+    the built files, drawn with one layout, with :meth:`FigureSpec.svg`
+    byte for byte.)
+    """
+    if model is None:
+        FigureCanvasSVG(fig)  # the figure's renderer, for the layout, is the SVG writer's
+        engine = fig.get_layout_engine()
+        if engine is not None:
+            engine.execute(fig)
+    else:
+        if model.get_layout_engine() is not None:
+            raise ValueError("layout_of must be a figure saved with to_svg before")
+        for ax, laid_out in zip(fig.axes, model.axes, strict=True):
+            ax.set_position(laid_out.get_position(original=True), which="both")
+    fig.set_layout_engine(None)
 
 
 # ---------------------------------------------------------------------------

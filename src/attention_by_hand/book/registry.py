@@ -9,7 +9,7 @@ in words what the picture shows.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -55,7 +55,25 @@ class FigureSpec:
 
     def svg(self, palette: str) -> bytes:
         """Deterministic SVG bytes of this figure in `palette`."""
-        return figures.to_svg(self.render(palette), salt=f"{self.name}-{palette}")
+        return figures.to_svg(self.render(palette), salt=self._salt(palette))
+
+    def svgs(self, palettes: Sequence[str]) -> dict[str, bytes]:
+        """The SVG bytes of this figure in each of `palettes`, laid out once.
+
+        Each is the same as :meth:`svg` gives for its palette; the layout
+        computed for the first palette is copied to the others (text
+        extents do not depend on colour), which saves a third of the work.
+        """
+        drawn: dict[str, bytes] = {}
+        first: Figure | None = None
+        for palette in palettes:
+            fig = self.render(palette)
+            drawn[palette] = figures.to_svg(fig, salt=self._salt(palette), layout_of=first)
+            first = first or fig
+        return drawn
+
+    def _salt(self, palette: str) -> str:
+        return f"{self.name}-{palette}"
 
     def path(self, palette: str) -> str:
         """Where the build puts the SVG, relative to the site root."""
