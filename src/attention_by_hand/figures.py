@@ -8,6 +8,11 @@ is used, so figures can be drawn in any order in one process.
 Text stays text in the SVG (``svg.fonttype = "none"``): readers can select
 it, screen readers and search can see it, and the tests read the numbers a
 figure prints straight out of the file.
+
+Drawing is most of a build's work, so the grids spare matplotlib two
+measurements: their cells are added with ``add_artist`` (no update of the
+data limits, which are set by hand) and the text inside a cell is left out
+of the layout (``in_layout=False``: it has nothing to make room for).
 """
 
 from __future__ import annotations
@@ -214,7 +219,7 @@ def causal_mask_grid(*, n: int, palette: Palette = "light") -> Figure:
         for i in range(n):
             for j in range(n):
                 ok = bool(keep[i, j])
-                ax.add_patch(
+                ax.add_artist(
                     Rectangle(
                         (j, i),
                         1,
@@ -231,6 +236,7 @@ def causal_mask_grid(*, n: int, palette: Palette = "light") -> Figure:
                     "allowed" if ok else "blocked",
                     ha="center",
                     va="center",
+                    in_layout=False,
                     color="#ffffff" if ok else colours["text"],
                     fontsize=9,
                 )
@@ -381,12 +387,21 @@ def weights_matrix(
                     ink = _ink_on(face)
                 else:
                     face, text, hatch, ink = colours["blocked"], "0\nmasked", "//", colours["text"]
-                ax.add_patch(
+                ax.add_artist(
                     Rectangle(
                         (j, i), 1, 1, facecolor=face, edgecolor=colours["grid"], lw=1, hatch=hatch
                     )
                 )
-                ax.text(j + 0.5, i + 0.5, text, ha="center", va="center", color=ink, fontsize=9)
+                ax.text(
+                    j + 0.5,
+                    i + 0.5,
+                    text,
+                    ha="center",
+                    va="center",
+                    color=ink,
+                    in_layout=False,
+                    fontsize=9,
+                )
             ax.text(
                 n_k + 0.15,
                 i + 0.5,
@@ -680,13 +695,14 @@ def _number_grid(
             ink = colours["text"]
             if shade is not None:
                 ink = _ink_on(face)
-            ax.add_patch(Rectangle((j, i), 1, 1, facecolor=face, edgecolor=colours["grid"], lw=1))
+            ax.add_artist(Rectangle((j, i), 1, 1, facecolor=face, edgecolor=colours["grid"], lw=1))
             ax.text(
                 j + 0.5,
                 i + 0.5,
                 format_number(matrix[i, j]),
                 ha="center",
                 va="center",
+                in_layout=False,
                 color=ink,
             )
     ax.set_xlim(0, n_cols)
@@ -759,14 +775,23 @@ def kv_cache_steps(
                     text, ink = format_number(w[j]), colours["text"]
                 else:
                     face, hatch, text, ink = colours["blocked"], "//", "not yet", colours["muted"]
-                ax.add_patch(
+                ax.add_artist(
                     Rectangle(
                         (j, t), 1, 1, facecolor=face, edgecolor=colours["grid"], lw=1, hatch=hatch
                     )
                 )
                 box = None if j <= t else {"facecolor": face, "edgecolor": "none", "pad": 1.5}
-                ax.text(j + 0.5, t + 0.5, text, ha="center", va="center", color=ink, bbox=box)
-            ax.add_patch(
+                ax.text(
+                    j + 0.5,
+                    t + 0.5,
+                    text,
+                    ha="center",
+                    va="center",
+                    color=ink,
+                    in_layout=False,
+                    bbox=box,
+                )
+            ax.add_artist(
                 Rectangle(
                     (t + 0.04, t + 0.04),
                     0.92,
@@ -921,7 +946,7 @@ def online_softmax_steps(
         edges = np.concatenate([[0.0], np.cumsum(widths)])
         for r, row in enumerate([header, *rows]):
             for c, text in enumerate(row):
-                ax_t.add_patch(
+                ax_t.add_artist(
                     Rectangle(
                         (edges[c], r),
                         widths[c],
@@ -937,6 +962,7 @@ def online_softmax_steps(
                     text,
                     ha="center",
                     va="center",
+                    in_layout=False,
                     color=colours["text"],
                     fontweight="bold" if r == 0 else "normal",
                 )
