@@ -62,14 +62,17 @@ class FigureSpec:
 
         Each is the same as :meth:`svg` gives for its palette; the layout
         computed for the first palette is copied to the others (text
-        extents do not depend on colour), which saves a third of the work.
+        extents do not depend on colour), so only the first is laid out.
+        The build draws with this; ``tests/test_build.py`` compares what it
+        drew with :meth:`svg`.
         """
         drawn: dict[str, bytes] = {}
         first: Figure | None = None
         for palette in palettes:
             fig = self.render(palette)
             drawn[palette] = figures.to_svg(fig, salt=self._salt(palette), layout_of=first)
-            first = first or fig
+            if first is None:
+                first = fig
         return drawn
 
     def _salt(self, palette: str) -> str:
