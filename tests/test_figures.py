@@ -151,6 +151,12 @@ def test_to_svg_rejects_an_empty_salt() -> None:
         to_svg(FIGURES["causal-mask"].render("light"), salt="")
 
 
+def test_to_svg_copies_no_layout_from_a_figure_not_laid_out() -> None:
+    spec = FIGURES["causal-mask"]
+    with pytest.raises(ValueError, match="layout_of must be a figure saved with to_svg before"):
+        to_svg(spec.render("dark"), salt="causal-mask-dark", layout_of=spec.render("light"))
+
+
 def test_unknown_palette_is_rejected() -> None:
     with pytest.raises(ValueError, match="palette must be 'light' or 'dark'; got 'sepia'"):
         FIGURES["causal-mask"].render("sepia")

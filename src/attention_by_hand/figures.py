@@ -10,6 +10,11 @@ figure from its cache, or stops before drawing, never imports it.
 Text stays text in the SVG (``svg.fonttype = "none"``): readers can select
 it, screen readers and search can see it, and the tests read the numbers a
 figure prints straight out of the file.
+
+Drawing is most of a build's work, so the grids spare matplotlib two
+measurements: their cells are added with ``add_artist`` (no update of the
+data limits, which are set by hand) and the text inside a cell is left out
+of the layout (``in_layout=False``: it has nothing to make room for).
 """
 
 from __future__ import annotations
@@ -222,7 +227,7 @@ def causal_mask_grid(*, n: int, palette: Palette = "light") -> Figure:
         for i in range(n):
             for j in range(n):
                 ok = bool(keep[i, j])
-                ax.add_patch(
+                ax.add_artist(
                     Rectangle(
                         (j, i),
                         1,
@@ -239,6 +244,7 @@ def causal_mask_grid(*, n: int, palette: Palette = "light") -> Figure:
                     "allowed" if ok else "blocked",
                     ha="center",
                     va="center",
+                    in_layout=False,
                     color="#ffffff" if ok else colours["text"],
                     fontsize=9,
                 )
@@ -396,12 +402,21 @@ def weights_matrix(
                     ink = _ink_on(face)
                 else:
                     face, text, hatch, ink = colours["blocked"], "0\nmasked", "//", colours["text"]
-                ax.add_patch(
+                ax.add_artist(
                     Rectangle(
                         (j, i), 1, 1, facecolor=face, edgecolor=colours["grid"], lw=1, hatch=hatch
                     )
                 )
-                ax.text(j + 0.5, i + 0.5, text, ha="center", va="center", color=ink, fontsize=9)
+                ax.text(
+                    j + 0.5,
+                    i + 0.5,
+                    text,
+                    ha="center",
+                    va="center",
+                    color=ink,
+                    in_layout=False,
+                    fontsize=9,
+                )
             ax.text(
                 n_k + 0.15,
                 i + 0.5,
@@ -460,17 +475,23 @@ def _luminance(rgba: tuple[float, ...]) -> float:
 # ---------------------------------------------------------------------------
 
 
-def to_svg(fig: Figure, *, salt: str) -> bytes:
+def to_svg(fig: Figure, *, salt: str, layout_of: Figure | None = None) -> bytes:
     """Serialise `fig` as deterministic SVG.
 
     Parameters
     ----------
     fig : matplotlib.figure.Figure
-        The figure to save.
+        The figure to save. Its layout is fixed for good: it is laid out
+        once, then its layout engine is turned off.
     salt : str
         The ``svg.hashsalt`` for this figure. Give each figure its own: the
         ids matplotlib writes come from it, and two SVGs with one salt can
         clash when they sit in one page.
+    layout_of : matplotlib.figure.Figure, optional
+        The same figure drawn in another palette and saved with this
+        function before: its layout is copied instead of computed again.
+        Colours do not change the size of any text, so the layout is the
+        one `fig` would get, and so are the bytes.
 
     Returns
     -------
@@ -484,8 +505,38 @@ def to_svg(fig: Figure, *, salt: str) -> bytes:
         raise ValueError(f"salt must be a non-empty string; got {salt!r}")
     buffer = io.BytesIO()
     with rc_context({"svg.hashsalt": salt, "svg.fonttype": "none"}):
+        _fix_layout(fig, layout_of)
         fig.savefig(buffer, format="svg", metadata={"Date": None})
     return buffer.getvalue()
+
+
+def _fix_layout(fig: Figure, model: Figure | None) -> None:
+    """Lay `fig` out once (or copy the layout of `model`), then turn its layout engine off.
+
+    ``savefig`` with a layout engine draws the figure twice: once, output
+    discarded, to run the layout, once to write. Run here first, with the
+    text measured as the SVG writer measures it, the layout leaves ``savefig``
+    one draw to do, and the file is the same.
+
+    What a constrained layout decides is where each Axes (colorbars
+    included) sits, so that is what is copied from `model`. (It would also
+    move a suptitle, which no figure has; ``tests/test_build.py`` compares
+    the built files, drawn with one layout, with :meth:`FigureSpec.svg`
+    byte for byte.)
+    """
+    if model is None:
+        from matplotlib.backends.backend_svg import FigureCanvasSVG
+
+        FigureCanvasSVG(fig)  # the figure's renderer, for the layout, is the SVG writer's
+        engine = fig.get_layout_engine()
+        if engine is not None:
+            engine.execute(fig)
+    else:
+        if model.get_layout_engine() is not None:
+            raise ValueError("layout_of must be a figure saved with to_svg before")
+        for ax, laid_out in zip(fig.axes, model.axes, strict=True):
+            ax.set_position(laid_out.get_position(original=True), which="both")
+    fig.set_layout_engine(None)
 
 
 # ---------------------------------------------------------------------------
@@ -673,13 +724,14 @@ def _number_grid(
             ink = colours["text"]
             if shade is not None:
                 ink = _ink_on(face)
-            ax.add_patch(Rectangle((j, i), 1, 1, facecolor=face, edgecolor=colours["grid"], lw=1))
+            ax.add_artist(Rectangle((j, i), 1, 1, facecolor=face, edgecolor=colours["grid"], lw=1))
             ax.text(
                 j + 0.5,
                 i + 0.5,
                 format_number(matrix[i, j]),
                 ha="center",
                 va="center",
+                in_layout=False,
                 color=ink,
             )
     ax.set_xlim(0, n_cols)
@@ -755,14 +807,23 @@ def kv_cache_steps(
                     text, ink = format_number(w[j]), colours["text"]
                 else:
                     face, hatch, text, ink = colours["blocked"], "//", "not yet", colours["muted"]
-                ax.add_patch(
+                ax.add_artist(
                     Rectangle(
                         (j, t), 1, 1, facecolor=face, edgecolor=colours["grid"], lw=1, hatch=hatch
                     )
                 )
                 box = None if j <= t else {"facecolor": face, "edgecolor": "none", "pad": 1.5}
-                ax.text(j + 0.5, t + 0.5, text, ha="center", va="center", color=ink, bbox=box)
-            ax.add_patch(
+                ax.text(
+                    j + 0.5,
+                    t + 0.5,
+                    text,
+                    ha="center",
+                    va="center",
+                    color=ink,
+                    in_layout=False,
+                    bbox=box,
+                )
+            ax.add_artist(
                 Rectangle(
                     (t + 0.04, t + 0.04),
                     0.92,
@@ -920,7 +981,7 @@ def online_softmax_steps(
         edges = np.concatenate([[0.0], np.cumsum(widths)])
         for r, row in enumerate([header, *rows]):
             for c, text in enumerate(row):
-                ax_t.add_patch(
+                ax_t.add_artist(
                     Rectangle(
                         (edges[c], r),
                         widths[c],
@@ -936,6 +997,7 @@ def online_softmax_steps(
                     text,
                     ha="center",
                     va="center",
+                    in_layout=False,
                     color=colours["text"],
                     fontweight="bold" if r == 0 else "normal",
                 )

@@ -96,8 +96,9 @@ def draw_figures(
     svgs: dict[str, bytes] = {}
     sizes: dict[str, tuple[int, int]] = {}
     for spec in figures.values():
+        drawn = _drawn(spec, palettes, cache, context)
         for palette in palettes:
-            svg = _drawn(spec, palette, cache, context)
+            svg = drawn[palette]
             svgs[spec.path(palette)] = svg
             size = svg_css_size(svg)
             if size is None:
@@ -181,16 +182,27 @@ def figure_html(
     )
 
 
-def _drawn(spec: FigureSpec, palette: str, cache: BuildCache | None, context: str) -> bytes:
-    """The figure's SVG: from the cache if it holds it, else drawn (and kept there)."""
+def _drawn(
+    spec: FigureSpec, palettes: Sequence[str], cache: BuildCache | None, context: str
+) -> dict[str, bytes]:
+    """The figure's SVG in each palette: from the cache if it holds it, else drawn and kept.
+
+    The palettes the cache lacks are drawn together, laid out once
+    (:meth:`FigureSpec.svgs`).
+    """
     if cache is None:
-        return spec.svg(palette)
-    key = cache_key(FIGURE_KIND, context, spec.name, palette)
-    svg = cache.read(FIGURE_KIND, key, ".svg")
-    if svg is None:
-        svg = spec.svg(palette)
-        cache.write(FIGURE_KIND, key, ".svg", svg)
-    return svg
+        return spec.svgs(palettes)
+    keys = {palette: cache_key(FIGURE_KIND, context, spec.name, palette) for palette in palettes}
+    svgs: dict[str, bytes] = {}
+    for palette, key in keys.items():
+        if (svg := cache.read(FIGURE_KIND, key, ".svg")) is not None:
+            svgs[palette] = svg
+    missing = [palette for palette in palettes if palette not in svgs]
+    if missing:
+        for palette, svg in spec.svgs(missing).items():
+            cache.write(FIGURE_KIND, keys[palette], ".svg", svg)
+            svgs[palette] = svg
+    return svgs
 
 
 def _css_px(size: re.Match[bytes]) -> int:

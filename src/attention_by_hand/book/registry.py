@@ -9,7 +9,7 @@ in words what the picture shows.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -57,7 +57,28 @@ class FigureSpec:
 
     def svg(self, palette: str) -> bytes:
         """Deterministic SVG bytes of this figure in `palette`."""
-        return figures.to_svg(self.render(palette), salt=f"{self.name}-{palette}")
+        return figures.to_svg(self.render(palette), salt=self._salt(palette))
+
+    def svgs(self, palettes: Sequence[str]) -> dict[str, bytes]:
+        """The SVG bytes of this figure in each of `palettes`, laid out once.
+
+        Each is the same as :meth:`svg` gives for its palette; the layout
+        computed for the first palette is copied to the others (text
+        extents do not depend on colour), so only the first is laid out.
+        The build draws with this; ``tests/test_build.py`` compares what it
+        drew with :meth:`svg`.
+        """
+        drawn: dict[str, bytes] = {}
+        first: Figure | None = None
+        for palette in palettes:
+            fig = self.render(palette)
+            drawn[palette] = figures.to_svg(fig, salt=self._salt(palette), layout_of=first)
+            if first is None:
+                first = fig
+        return drawn
+
+    def _salt(self, palette: str) -> str:
+        return f"{self.name}-{palette}"
 
     def path(self, palette: str) -> str:
         """Where the build puts the SVG, relative to the site root."""
