@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import posixpath
 from html.parser import HTMLParser
 from pathlib import Path
@@ -18,7 +19,14 @@ import pytest
 import yaml
 from mkdocs.exceptions import PluginError
 
-from attention_by_hand.book.notebook import clean_notebook_html, ipynb_uri
+from attention_by_hand.book.notebook import (
+    COALESCE,
+    EXECUTE,
+    clean_notebook_html,
+    ipynb_uri,
+    render_jupyter_config,
+    streams_merged,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "docs" / "notebooks" / "explore.py"
@@ -247,3 +255,44 @@ def test_clean_up_names_the_page_when_the_layout_is_unknown() -> None:
 
 def test_the_ipynb_sits_next_to_the_page() -> None:
     assert ipynb_uri("notebooks/explore.py") == "notebooks/explore.ipynb"
+
+
+# ---------------------------------------------------------------------------
+# A cell's printed lines are one output, whatever the kernel's timing
+# ---------------------------------------------------------------------------
+
+#: Prints twice, flushing between: the kernel sends two stream messages, as
+#: its output timer (0.2 s) may make it do for any cell on a busy machine.
+TWO_PRINTS = "import sys\nprint('first line')\nsys.stdout.flush()\nprint('second line')"
+
+
+def _stream_outputs_of(source: str) -> int:
+    """How many output blocks the book's notebook conversion gives a one-cell notebook."""
+    import nbformat
+    from mkdocs_jupyter.nbconvert2 import get_nbconvert_app
+    from nbconvert.exporters import HTMLExporter
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+    exporter = HTMLExporter(config=get_nbconvert_app(execute=True).config, preprocessors=[])
+    html, _ = exporter.from_notebook_node(nb)
+    assert "first line" in html
+    assert "second line" in html
+    return html.count('class="jp-RenderedText jp-OutputArea-output"')
+
+
+@pytest.mark.build  # runs a kernel (a few seconds)
+def test_a_cell_printing_in_two_messages_shows_one_output() -> None:
+    before = os.environ.get("JUPYTER_CONFIG_DIR")
+    assert _stream_outputs_of(TWO_PRINTS) == 2  # mkdocs-jupyter's own settings
+    with streams_merged():
+        assert _stream_outputs_of(TWO_PRINTS) == 1
+    # and the variable is as it was before the block
+    assert os.environ.get("JUPYTER_CONFIG_DIR") == before
+
+
+def test_the_render_merges_streams_after_running_the_cells() -> None:
+    config = render_jupyter_config()
+    order = config["Exporter"]["default_preprocessors"]
+    assert order.index(COALESCE) == order.index(EXECUTE) + 1
+    assert order.count(COALESCE) == 1
+    assert config["CoalesceStreamsPreprocessor"] == {"enabled": True}

@@ -13,6 +13,13 @@ Run once per change, beside the rest of the build
     mkdocs-jupyter's settings: an edit to the prose elsewhere does not run
     it again; an edit under ``src/attention_by_hand/`` does.
 
+The same page for the same notebook
+    A cell's printed lines reach nbclient in as many stream messages as the
+    kernel's output timer (0.2 s) happens to cut them into, which on a busy
+    machine differs from build to build; the render has nbclient merge each
+    cell's output streams (:func:`streams_merged`), so that a cell's output
+    is one block whatever the timing.
+
 A failing cell
     stops the build (``allow_errors: false``) with a
     :class:`~mkdocs.exceptions.PluginError` that names the notebook, the
@@ -49,11 +56,14 @@ import contextlib
 import html
 import importlib
 import json
+import os
 import posixpath
 import re
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future
 from fnmatch import fnmatch
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, ParamSpec
 
@@ -226,7 +236,8 @@ def _render_and_keep(
             if cached is not None:
                 return cached
         holder = SimpleNamespace(content=None, toc=[], title=None)
-        render(holder, config, files)
+        with streams_merged():
+            render(holder, config, files)
         result = {
             "content": holder.content,
             "toc": [_toc_token(link) for link in holder.toc],
@@ -235,6 +246,53 @@ def _render_and_keep(
         if cache is not None:
             cache.write(NOTEBOOK_KIND, key, ".json", json.dumps(result).encode())
         return result
+
+
+COALESCE = "nbconvert.preprocessors.CoalesceStreamsPreprocessor"
+EXECUTE = "nbconvert.preprocessors.ExecutePreprocessor"
+
+
+def render_jupyter_config() -> dict[str, Any]:
+    """The Jupyter configuration the render reads: streams merged after the run.
+
+    nbconvert's preprocessors in their default order, but
+    ``CoalesceStreamsPreprocessor`` (which merges a cell's consecutive
+    stdout, or stderr, outputs into one) moved after
+    ``ExecutePreprocessor``, where the outputs come from, and switched on.
+    """
+    from nbconvert.exporters import Exporter
+
+    order = [name for name in Exporter().default_preprocessors if name != COALESCE]
+    order.insert(order.index(EXECUTE) + 1, COALESCE)
+    return {
+        "Exporter": {"default_preprocessors": order},
+        "CoalesceStreamsPreprocessor": {"enabled": True},
+    }
+
+
+@contextlib.contextmanager
+def streams_merged() -> Iterator[None]:
+    """While the block runs, each cell's printed lines render as one output.
+
+    mkdocs-jupyter builds its nbconvert settings itself, on top of the
+    Jupyter configuration files it finds (``jupyter_nbconvert_config.json``
+    in ``JUPYTER_CONFIG_DIR``, by default ``~/.jupyter``). For the block,
+    ``JUPYTER_CONFIG_DIR`` names a folder holding
+    :func:`render_jupyter_config` only, so a reader's own ``~/.jupyter``
+    settings do not change the book's page either.
+    """
+    with tempfile.TemporaryDirectory(prefix="abh-jupyter-") as folder:
+        config = Path(folder, "jupyter_nbconvert_config.json")
+        config.write_text(json.dumps(render_jupyter_config()), encoding="utf-8")
+        before = os.environ.get("JUPYTER_CONFIG_DIR")
+        os.environ["JUPYTER_CONFIG_DIR"] = folder
+        try:
+            yield
+        finally:
+            if before is None:
+                del os.environ["JUPYTER_CONFIG_DIR"]
+            else:
+                os.environ["JUPYTER_CONFIG_DIR"] = before
 
 
 def _render_in(entry: bytes | None) -> dict[str, Any] | None:
