@@ -17,8 +17,9 @@ page is used, and the requests it makes.
 One visit, in this order, so that no check disturbs another:
 
 1. the palette's tab (:class:`PaletteTab`: the CSP spy of tests/csp_spy.py,
-   every request recorded, those to other hosts aborted), 1200 px wide,
-   with what the previous page stored cleared, loads the page (``load``);
+   every request recorded, those to other hosts aborted, motion reduced as
+   a reader may ask: ``prefers-reduced-motion``), 1200 px wide, with what
+   the previous page stored cleared, loads the page (``load``);
 2. axe-core on the untouched page at each width of :data:`WIDTHS` (loaded at
    the first, resized to the others, two frames painted after each resize),
    then back to the first width;
@@ -230,7 +231,12 @@ class PaletteTab:
         self.palette = palette
         origin = site_url.rstrip("/")
         self.context = browser.new_context(
-            color_scheme=palette, viewport={"width": WIDTHS[0], "height": 900}
+            color_scheme=palette,
+            viewport={"width": WIDTHS[0], "height": 900},
+            # no smooth scroll to wait out before each click (about 0.9 s for
+            # the full-size figure link); the tests of the quiz, demo, stepper
+            # and mark-as-read use the page with the default motion
+            reduced_motion="reduce",
         )
         self.context.add_init_script(SPY)
         self.context.route(

@@ -7,9 +7,11 @@ the weight the reference maths computes, and that weight must be 2/6.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -42,18 +44,25 @@ def _fraction_label(text: str) -> Number | None:
     return None
 
 
+@pytest.fixture(scope="module")
+def drawn() -> Callable[[str, str], bytes]:
+    """``drawn(name, palette)``: the figure's SVG, drawn once for the tests that read it."""
+    return functools.cache(lambda name, palette: FIGURES[name].svg(palette))
+
+
 @pytest.mark.parametrize("name", sorted(FIGURES))
 @pytest.mark.parametrize("palette", PALETTE_NAMES)
-def test_rendering_twice_gives_identical_bytes(name: str, palette: str) -> None:
+def test_rendering_twice_gives_identical_bytes(name: str, palette: str, drawn) -> None:
     spec = FIGURES[name]
     first, second = spec.svg(palette), spec.svg(palette)
     assert first == second
+    assert drawn(name, palette) == first  # what the other tests read is that drawing
     assert b"<dc:date>" not in first  # no build date in the file
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))
-def test_palettes_differ_and_ids_are_salted_per_figure(name: str) -> None:
-    light, dark = (FIGURES[name].svg(p) for p in PALETTE_NAMES)
+def test_palettes_differ_and_ids_are_salted_per_figure(name: str, drawn) -> None:
+    light, dark = (drawn(name, p) for p in PALETTE_NAMES)
     assert light != dark
     # hashed ids (clip paths, hatches) come from the per-figure salt, so two
     # SVGs inlined in one page could not share them
@@ -64,13 +73,13 @@ def test_palettes_differ_and_ids_are_salted_per_figure(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))
-def test_text_is_kept_as_text(name: str) -> None:
-    texts = svg_texts(FIGURES[name].svg("light"))
+def test_text_is_kept_as_text(name: str, drawn) -> None:
+    texts = svg_texts(drawn(name, "light"))
     assert len(texts) >= 5, f"{name}: expected readable <text> elements, got {texts}"
 
 
-def test_attention_row_prints_the_hand_fractions() -> None:
-    texts = svg_texts(FIGURES["attention-row"].svg("light"))
+def test_attention_row_prints_the_hand_fractions(drawn) -> None:
+    texts = svg_texts(drawn("attention-row", "light"))
     # weights 1/6, 2/6, 3/6 written over one denominator, as in the lesson
     for label in ("1/6", "2/6", "3/6"):
         assert label in texts
@@ -80,9 +89,9 @@ def test_attention_row_prints_the_hand_fractions() -> None:
     assert "weights (sum 1)" in texts
 
 
-def test_attention_row_numbers_equal_the_module_output() -> None:
+def test_attention_row_numbers_equal_the_module_output(drawn) -> None:
     spec = FIGURES["attention-row"]
-    texts = svg_texts(spec.svg("dark"))
+    texts = svg_texts(drawn("attention-row", "dark"))
     weights = masked_softmax(spec.inputs["scores"], np.ones(3, dtype=bool))
     labels = [n for t in texts if (n := _fraction_label(t)) is not None]
     assert [float(n.value) for n in labels] == pytest.approx(weights.tolist(), abs=1e-12)
@@ -91,9 +100,9 @@ def test_attention_row_numbers_equal_the_module_output() -> None:
     assert [float(n.value) for n in numbers_in(printed)] == pytest.approx(out.tolist())
 
 
-def test_masked_attention_row_prints_the_hand_fractions() -> None:
+def test_masked_attention_row_prints_the_hand_fractions(drawn) -> None:
     spec = FIGURES["attention-row-masked"]
-    texts = svg_texts(spec.svg("light"))
+    texts = svg_texts(drawn("attention-row-masked", "light"))
     assert "1/3" in texts
     assert "2/3" in texts
     assert "0 (masked)" in texts
@@ -103,10 +112,10 @@ def test_masked_attention_row_prints_the_hand_fractions() -> None:
     assert weights[2] == 0.0
 
 
-def test_causal_mask_cells_match_the_mask() -> None:
+def test_causal_mask_cells_match_the_mask(drawn) -> None:
     spec = FIGURES["causal-mask"]
     n = spec.inputs["n"]
-    texts = svg_texts(spec.svg("light"))
+    texts = svg_texts(drawn("causal-mask", "light"))
     cells = [t for t in texts if t in ("allowed", "blocked")]
     # row by row, written out by hand for a lower-triangular mask
     expected = [("allowed" if j <= i else "blocked") for i in range(n) for j in range(n)]
@@ -118,8 +127,8 @@ def test_causal_mask_cells_match_the_mask() -> None:
     assert len(legend) == 2  # the legend names the policy, not just the colours
 
 
-def test_same_weights_prints_both_mixtures() -> None:
-    texts = svg_texts(FIGURES["same-weights"].svg("light"))
+def test_same_weights_prints_both_mixtures(drawn) -> None:
+    texts = svg_texts(drawn("same-weights", "light"))
     # 0.75 x 2 + 0.25 x 10 = 4, and the same weights on zeros give 0
     assert "set A: 0.75 × 2 + 0.25 × 10 = 4" in texts
     assert "set B: 0.75 × 0 + 0.25 × 0 = 0" in texts
@@ -167,8 +176,8 @@ def test_unknown_palette_is_rejected() -> None:
 # ---------------------------------------------------------------------------
 
 
-def test_qkv_matrices_prints_the_hand_scores_and_weights() -> None:
-    texts = svg_texts(FIGURES["qkv-matrices"].svg("light"))
+def test_qkv_matrices_prints_the_hand_scores_and_weights(drawn) -> None:
+    texts = svg_texts(drawn("qkv-matrices", "light"))
     assert "scaled scores Q Kᵀ / √4" in texts
     # q2 = x2 W_Q = (1, 1, 1, 1) is orthogonal to every key: three scores 0, weights 1/3
     assert texts.count("1/3") == 3
@@ -180,8 +189,8 @@ def test_qkv_matrices_prints_the_hand_scores_and_weights() -> None:
     assert texts.count("0.245") == 2
 
 
-def test_mha_heads_prints_each_heads_weights() -> None:
-    texts = svg_texts(FIGURES["mha-heads"].svg("dark"))
+def test_mha_heads_prints_each_heads_weights(drawn) -> None:
+    texts = svg_texts(drawn("mha-heads", "dark"))
     assert [t for t in texts if t.startswith("head ")] == ["head 0", "head 1"]
     # token 0 scores 2, -1, 1 in head 0 and -1, 2, 1 in head 1
     top = math.exp(2) / (math.exp(2) + math.exp(-1) + math.exp(1))
@@ -191,8 +200,8 @@ def test_mha_heads_prints_each_heads_weights() -> None:
     assert texts.count("0.333") == 3
 
 
-def test_online_softmax_steps_prints_the_running_state() -> None:
-    texts = svg_texts(FIGURES["online-softmax-steps"].svg("light"))
+def test_online_softmax_steps_prints_the_running_state(drawn) -> None:
+    texts = svg_texts(drawn("online-softmax-steps", "light"))
     # one key per block over the scores 0, ln 2, ln 3 and values (1, 0), (0, 2), (3, 1):
     # a = (1, 0), then (1/2, 2), then (10/3, 7/3); l = 1, 3/2, 2; factors 1/2, 2/3
     for cell in ("(1, 0)", "(0.5, 2)", "(10/3, 7/3)", "1.5", "none", "0.5", "2/3"):
@@ -202,8 +211,8 @@ def test_online_softmax_steps_prints_the_running_state() -> None:
     assert [t for t in cells if t.startswith("(")][-1] == "(5/3, 7/6)"
 
 
-def test_kv_cache_steps_prints_each_steps_output() -> None:
-    texts = svg_texts(FIGURES["kv-cache-steps"].svg("light"))
+def test_kv_cache_steps_prints_each_steps_output(drawn) -> None:
+    texts = svg_texts(drawn("kv-cache-steps", "light"))
     # lesson 3's causal rows with the values (1, 0), (0, 2), (3, 1), (2, 2):
     # (1, 0), (1/4, 3/2), (5/4, 3/4), (9/5, 3/2)
     outputs = [t for t in texts if t.startswith("output (")]
