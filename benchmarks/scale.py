@@ -182,7 +182,7 @@ def _grow(book: Path, size: int) -> None:
         following = order[n + 1] if n + 1 < len(order) else "notebooks/explore.py"
         page = docs / path
         # the body's own "Next" link would name the old next lesson: the plugin adds one
-        text = BODY_NEXT.sub("", page.read_text(encoding="utf-8"))
+        text = BODY_NEXT.sub("", page.read_text(encoding="utf-8")).rstrip("\n") + "\n"
         text, count = re.subn(
             r"^next: .*$",
             f"next: {following}",

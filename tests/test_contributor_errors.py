@@ -29,10 +29,10 @@ ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "lesson-template.md"
 CONTRIBUTING = ROOT / "CONTRIBUTING.md"
 LESSON = "docs/lessons/contributing-example.md"
-#: Left out of the copy when git cannot list the files: history, environments,
-#: caches and built sites (what .gitignore leaves out).
 #: The last lesson of the nav; the copy's new lessons come after it.
-LAST_LESSON = "lessons/kv-cache.md"
+LAST_LESSON = re.findall(
+    r"^ +- (lessons/[\w-]+\.md)$", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.MULTILINE
+)[-1]
 #: A lesson of the book with invisible blocks, broken as issue 15 did.
 MIXTURE_PAGE = "docs/lessons/weighted-mixture.md"
 MIXTURE = "0.75 \N{MULTIPLICATION SIGN} 2 + 0.25 \N{MULTIPLICATION SIGN} 10"
