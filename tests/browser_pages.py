@@ -13,7 +13,8 @@ remembers the palette in localStorage, and would show the last one.
 
 from __future__ import annotations
 
-#: Material's name for each palette: the ``data-md-color-scheme`` of the page.
+#: Each palette (the reader's ``prefers-color-scheme``) and Material's name for
+#: it: the ``data-md-color-scheme`` of the page.
 PALETTES = {"light": "default", "dark": "slate"}
 
 #: Resolves after the browser has laid out and painted the page twice.

@@ -41,15 +41,12 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from browser_pages import PALETTES, TWO_FRAMES
 from csp_spy import SPY, violations, watch_console
 
 ROOT = Path(__file__).resolve().parents[1]
-#: Each palette (the reader's ``prefers-color-scheme``) and Material's scheme for it.
-PALETTES = {"light": "default", "dark": "slate"}
 #: The widths axe checks each page at: a desktop and the narrowest phone.
 WIDTHS = (1200, 320)
-#: Resolves after the browser has laid out and painted the page twice.
-TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 #: Loads every image of the page now, lazy ones included; resolves to their addresses.
 LOAD_EVERY_IMAGE = """
 async () => {
