@@ -19,7 +19,7 @@ import pytest
 from attention_by_hand import causal_mask, masked_softmax
 from attention_by_hand.book.prose import Number, numbers_in
 from attention_by_hand.book.registry import FIGURES, PALETTE_NAMES
-from attention_by_hand.figures import format_number, to_svg
+from attention_by_hand.figures import format_number, to_svg, to_svgs
 
 #: Every test here draws figures with Matplotlib (about 0.3 s a drawing).
 pytestmark = pytest.mark.figures
@@ -261,3 +261,10 @@ def test_lesson_figures_reject_mismatched_shapes(draw: str, inputs: dict, messag
 
     with pytest.raises(ValueError, match=message):
         getattr(figures, draw)(**inputs, palette="light")
+
+
+def test_to_svgs_lays_out_once_and_gives_what_to_svg_gives(drawn) -> None:
+    """The palettes drawn together (the second takes the first's layout) are the same bytes."""
+    spec = FIGURES["qkv-matrices"]
+    together = to_svgs(spec.render, ("dark", "light"), salt="qkv-matrices")
+    assert together == {p: drawn("qkv-matrices", p) for p in ("dark", "light")}

@@ -59,7 +59,7 @@ from attention_by_hand import (
     scaled_dot_product_attention,
 )
 from attention_by_hand.book.prose import claim
-from attention_by_hand.figures import attention_row, to_svg
+from attention_by_hand.figures import attention_row, to_svgs
 
 
 def show_row(scores, values, allowed=None, *, name="row"):
@@ -74,16 +74,18 @@ def show_row(scores, values, allowed=None, *, name="row"):
         f"head to tail, and the output ({as_fractions(out)}).",
         quote=True,
     )
-    images = []
-    for palette in ("light", "dark"):
-        figure = attention_row(
+    svgs = to_svgs(
+        lambda palette: attention_row(
             scores=scores, values=values, allowed=allowed, palette=palette
-        )
-        svg = to_svg(figure, salt=f"explore-{name}-{palette}")
-        images.append(
-            f'<img class="abh-only-{palette}" alt="{alt}" '
-            f'src="data:image/svg+xml;base64,{base64.b64encode(svg).decode()}">'
-        )
+        ),
+        ("light", "dark"),
+        salt=f"explore-{name}",
+    )
+    images = [
+        f'<img class="abh-only-{palette}" alt="{alt}" '
+        f'src="data:image/svg+xml;base64,{base64.b64encode(svg).decode()}">'
+        for palette, svg in svgs.items()
+    ]
     display(HTML('<div class="abh-nb-figure">' + "".join(images) + "</div>"))
 
 

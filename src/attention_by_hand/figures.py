@@ -20,7 +20,7 @@ of the layout (``in_layout=False``: it has nothing to make room for).
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
@@ -41,6 +41,7 @@ __all__ = [
     "format_number",
     "same_weights_two_values",
     "to_svg",
+    "to_svgs",
     "weights_matrix",
 ]
 
@@ -508,6 +509,37 @@ def to_svg(fig: Figure, *, salt: str, layout_of: Figure | None = None) -> bytes:
         _fix_layout(fig, layout_of)
         fig.savefig(buffer, format="svg", metadata={"Date": None})
     return buffer.getvalue()
+
+
+def to_svgs(
+    draw: Callable[[str], Figure], palettes: Sequence[str], *, salt: str
+) -> dict[str, bytes]:
+    """One figure as deterministic SVG in each of `palettes`, laid out once.
+
+    Parameters
+    ----------
+    draw : callable
+        Draws the figure in the palette it is given.
+    palettes : sequence of {"light", "dark"}
+        The palettes, in the order they are drawn; the first is laid out
+        and its layout copied to the others (see :func:`to_svg`).
+    salt : str
+        The figure's salt; each palette's SVG gets ``"<salt>-<palette>"``.
+
+    Returns
+    -------
+    dict
+        Each palette's SVG bytes, the same as ``to_svg(draw(palette),
+        salt=f"{salt}-{palette}")`` gives.
+    """
+    drawn: dict[str, bytes] = {}
+    first: Figure | None = None
+    for palette in palettes:
+        fig = draw(palette)
+        drawn[palette] = to_svg(fig, salt=f"{salt}-{palette}", layout_of=first)
+        if first is None:
+            first = fig
+    return drawn
 
 
 def _fix_layout(fig: Figure, model: Figure | None) -> None:

@@ -68,14 +68,7 @@ class FigureSpec:
         The build draws with this; ``tests/test_build.py`` compares what it
         drew with :meth:`svg`.
         """
-        drawn: dict[str, bytes] = {}
-        first: Figure | None = None
-        for palette in palettes:
-            fig = self.render(palette)
-            drawn[palette] = figures.to_svg(fig, salt=self._salt(palette), layout_of=first)
-            if first is None:
-                first = fig
-        return drawn
+        return figures.to_svgs(self.render, palettes, salt=self.name)
 
     def _salt(self, palette: str) -> str:
         return f"{self.name}-{palette}"
