@@ -88,7 +88,7 @@ def main() -> None:
                 env = {**_environment(book), "ABH_CACHE_DIR": str(cache)}
                 cold = _timed_build(book, work / f"site-{size}-{run}-cold", env)
                 warm = _timed_build(book, work / f"site-{size}-{run}-warm", env)
-                tests, summary = _per_page_tests(book, env)
+                tests, summary = _pytest(book, env, *PER_PAGE_TESTS)
                 samples.setdefault(size, []).append((cold, warm, tests))
                 results[size] = (0.0, 0.0, 0.0, summary)
                 print(
@@ -98,8 +98,9 @@ def main() -> None:
                 )
                 if args.suite:
                     suite_env = {**env, "ABH_CACHE_DIR": str(work / f"cache-suite-{size}-{run}")}
-                    suites.setdefault(size, []).append(_suite(book, suite_env))
-                    print(f"run {run + 1}, {size} lessons: {_suite_text(suites[size][-1])}")
+                    seconds, summary = _pytest(book, suite_env, *SUITE_ARGS)
+                    suites.setdefault(size, []).append((seconds, summary))
+                    print(f"run {run + 1}, {size} lessons: whole suite {seconds:.2f} s ({summary})")
         for size, runs in samples.items():
             cold, warm, tests = (statistics.median(r[i] for r in runs) for i in range(3))
             results[size] = (cold, warm, tests, results[size][3])
@@ -135,17 +136,13 @@ def _clone(book: Path) -> Path:
     return book
 
 
-def _suite(book: Path, env: dict[str, str]) -> tuple[float, str]:
-    """Seconds of the whole suite in `book`, as `make test` runs it, and its summary."""
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *SUITE_ARGS]
+def _pytest(book: Path, env: dict[str, str], *args: str) -> tuple[float, str]:
+    """Seconds of ``pytest args`` in `book`, and its summary; a failure's output is printed."""
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args]
     seconds, summary, result = _timed_pytest(command, cwd=book, env=env)
     if result.returncode != 0:
         print(result.stdout[-4000:], file=sys.stderr)
     return seconds, summary
-
-
-def _suite_text(run: tuple[float, str]) -> str:
-    return f"whole suite {run[0]:.2f} s ({run[1]})"
 
 
 def _copy(book: Path) -> Path:
@@ -220,14 +217,6 @@ def _retitled(text: str, suffix: str) -> str:
     title = match["title"]
     text = text.replace(match.group(), f'title: "{title} {suffix}"', 1)
     return text.replace(f"\n# {title}\n", f"\n# {title} {suffix}\n", 1)
-
-
-def _per_page_tests(book: Path, env: dict[str, str]) -> tuple[float, str]:
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *PER_PAGE_TESTS]
-    seconds, summary, result = _timed_pytest(command, cwd=book, env=env)
-    if result.returncode != 0:
-        print(result.stdout[-4000:], file=sys.stderr)
-    return seconds, summary
 
 
 if __name__ == "__main__":
