@@ -184,6 +184,14 @@ def test_answering_shows_every_explanation_and_try_again_resets(
     def state(n: int) -> dict:
         return page.evaluate(QUESTION_STATE, n)
 
+    # Every click is a real one: Playwright scrolls the control into view and
+    # sends the mouse down and up at its centre. ``force`` only skips the waits
+    # before it (visible, enabled, two frames without moving, not covered):
+    # the state read before each click has shown the control visible, and a
+    # click that landed on anything else would leave a state the asserts after
+    # it reject. About 30 ms a click, some 250 clicks.
+    act = {"force": True}
+
     for n, want in enumerate(expected):
         fieldset = fieldsets.nth(n)
         inputs = fieldset.locator(".abh-choices input")
@@ -208,17 +216,18 @@ def test_answering_shows_every_explanation_and_try_again_resets(
             assert words(choice["text"]) == words(label), (where, m + 1, label)
 
         # Check with nothing chosen explains nothing yet
+        assert s["check"]["visible"], where
         assert not s["retry"]["visible"], where
         assert not any(why["visible"] for why in s["whys"]), where
-        check.click()
+        check.click(**act)
         s = state(n)
         assert "first" in s["result"], where
         assert not s["whys"][0]["visible"], where
 
         # Choose each choice alone in turn
         for m, choice in enumerate(want["choices"]):
-            inputs.nth(m).check()
-            check.click()
+            inputs.nth(m).check(**act)
+            check.click(**act)
             s = state(n)
             result = s["result"]
             right = choice["correct"] and n_correct == 1
@@ -238,7 +247,7 @@ def test_answering_shows_every_explanation_and_try_again_resets(
                     assert "Not correct." in text
                 assert s["inputs"][j]["disabled"], (where, j + 1)
             assert s["retry"]["focused"], where
-            retry.click()
+            retry.click(**act)
             s = state(n)
             for j in range(n_choices):
                 assert not s["whys"][j]["visible"], (where, j + 1)
@@ -251,10 +260,10 @@ def test_answering_shows_every_explanation_and_try_again_resets(
         # All the correct choices, and only those
         for m, choice in enumerate(want["choices"]):
             if choice["correct"]:
-                inputs.nth(m).check()
-        check.click()
+                inputs.nth(m).check(**act)
+        check.click(**act)
         assert state(n)["result"].startswith("Correct"), where
-        retry.click()
+        retry.click(**act)
 
     # nothing stored, nothing sent
     assert page.evaluate(SNAPSHOT) == before
