@@ -119,7 +119,7 @@ def test_a_run_past_its_timeout_is_killed(probe: tuple[Path, dict[str, str]]) ->
     work, env = probe
     pid_file = work / "pid"
     with pytest.raises(subprocess.TimeoutExpired) as expired:
-        _forked(work, {**env, "PROBE_PID_FILE": str(pid_file)}, "sleep", timeout=3)
+        _forked(work, {**env, "PROBE_PID_FILE": str(pid_file)}, "sleep", timeout=1.5)
     assert "argv ['sleep']" in str(expired.value.stdout)
     with pytest.raises(ProcessLookupError):
         os.kill(int(pid_file.read_text(encoding="utf-8")), 0)
