@@ -57,7 +57,7 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 #: The markers a test gets from the fixtures it uses (directly or through
 #: another fixture). The markers themselves are registered in pyproject.toml.
 TIER_FIXTURES = {
-    "build": {"site_dir", "site_url", "site_builder", "shared_build", "book_copy"},
+    "build": {"site_dir", "site_url", "site_builder", "shared_build", "book_copy", "served_copy"},
     "browser": {"browser"},
 }
 #: Every tier that `make test-fast` leaves out.

@@ -10,7 +10,8 @@ Two channels, because neither sees everything:
   which also covers the search shim's blank iframe, whose listeners are
   erased when the shim rewrites its document.
 
-Shared by tests/test_csp_site.py and tests/test_offline.py.
+Shared by tests/test_csp_site.py, tests/test_offline.py and the serve test of
+tests/test_build.py.
 """
 
 from __future__ import annotations

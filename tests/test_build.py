@@ -1,13 +1,17 @@
-"""The strict build: figures drawn into the site, placed in pages, maths as MathML."""
+"""The strict build: figures drawn into the site, placed in pages, maths as MathML;
+and ``mkdocs serve`` of a copy of the book, which shows each edit after its rebuild.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from csp_spy import SPY, violations, watch_console
 from mkdocs.exceptions import PluginError
-from project import STALE_PAGE, edit, serve_copy
+from project import STALE_PAGE, Server, copy_for_build, edit, serve_copy
 
 from attention_by_hand.book.fences import replace_outside_fences
 from attention_by_hand.book.figure_pages import figure_html, replace_figure_markers
@@ -114,9 +118,31 @@ def _weight(page: bytes, cell: str) -> float:
     return float(found[1])
 
 
+#: The lesson both serve tests read and edit.
+SERVED_LESSON = "lessons/weighted-mixture/"
+
+
+@pytest.fixture(scope="module")
+def served_copy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Server]]:
+    """One ``mkdocs serve`` of one copy of the book, for both serve tests of this module.
+
+    Each test makes its own edits and waits for what they change, and neither
+    reads what the other edits, so they may run in either order; one serve
+    instead of two saves a start-up and a first build (about 4 s).
+
+    The halved weights of the library test would (rightly) fail the notebook's
+    own checks, which stops every rebuild; the serve tests are about the
+    libraries and the page, so the copy shows the notebook without running it.
+    """
+    copy = copy_for_build(tmp_path_factory.mktemp("served") / "book")
+    edit(copy / "mkdocs.yml", "      execute: true\n", "      execute: false\n")
+    with serve_copy(copy, copy.parent / "serve.log") as server:
+        yield copy, server
+
+
 @pytest.mark.serve
 def test_serve_shows_a_change_to_every_library_after_the_rebuild(
-    tmp_path: Path, book_copy: Path
+    served_copy: tuple[Path, Server],
 ) -> None:
     """The maths, then a figure's colour, a quiz, the sources and a demo, edited while serving.
 
@@ -124,52 +150,47 @@ def test_serve_shows_a_change_to_every_library_after_the_rebuild(
     four other edits; each edit shows, so every rebuild imports the package
     afresh and draws the changed figure rather than reading it from the cache.
     """
-    copy = book_copy
+    copy, server = served_copy
     book = copy / "src/attention_by_hand/book"
-    page = "lessons/weighted-mixture/"
+    page = SERVED_LESSON
     figure = "figures/causal-mask-light.svg"
-    # The halved weights below would (rightly) fail the notebook's own checks,
-    # which stops every rebuild; this test is about the libraries, so the
-    # copy shows the notebook without running it.
-    edit(copy / "mkdocs.yml", "      execute: true\n", "      execute: false\n")
-    with serve_copy(copy, tmp_path / "serve.log") as server:
-        first = server.wait_for(page, lambda body: b'data-demo="mixture"' in body, "serve")
-        weight = _weight(first, "weight-0-0")
-        assert 0 < weight < 1
-        assert b"#3949ab" in server.wait_for(figure, lambda body: b"<svg" in body, "figure")
+    first = server.wait_for(page, lambda body: b'data-demo="mixture"' in body, "serve")
+    weight = _weight(first, "weight-0-0")
+    assert 0 < weight < 1
+    assert b"#3949ab" in server.wait_for(figure, lambda body: b"<svg" in body, "figure")
 
-        # the core maths: every attention weight halved (appended, so it replaces the original)
-        with (copy / "src/attention_by_hand/core.py").open("a", encoding="utf-8") as core:
-            core.write(
-                "\n\n_weights_before_the_edit = attention_weights\n\n\n"
-                "def attention_weights(*args, **kwargs):\n"
-                "    return _weights_before_the_edit(*args, **kwargs) / 2\n"
+    # the core maths: every attention weight halved (appended, so it replaces the original)
+    with (copy / "src/attention_by_hand/core.py").open("a", encoding="utf-8") as core:
+        core.write(
+            "\n\n_weights_before_the_edit = attention_weights\n\n\n"
+            "def attention_weights(*args, **kwargs):\n"
+            "    return _weights_before_the_edit(*args, **kwargs) / 2\n"
+        )
+    server.wait_for(
+        page, lambda body: _weight(body, "weight-0-0") == weight / 2, "show the new maths"
+    )
+
+    edit(
+        copy / "src/attention_by_hand/figures.py",
+        '"allowed": "#3949ab"',
+        '"allowed": "#00aa55"',
+    )
+    edit(book / "quiz.py", "nothing is stored or sent.", "nothing is kept: served afresh.")
+    edit(book / "sources.py", "Accessed {", "First read {")
+    edit(book / "demos.py", 'title="See attention add up",', 'title="Attention, edited",')
+    redrawn = server.wait_for(figure, lambda body: b"#00aa55" in body, "redraw the figure")
+    last = server.wait_for(
+        page,
+        lambda body: all(
+            text in body
+            for text in (
+                b"nothing is kept: served afresh.",
+                b"First read 20",
+                b"Attention, edited",
             )
-        server.wait_for(
-            page, lambda body: _weight(body, "weight-0-0") == weight / 2, "show the new maths"
-        )
-
-        edit(
-            copy / "src/attention_by_hand/figures.py",
-            '"allowed": "#3949ab"',
-            '"allowed": "#00aa55"',
-        )
-        edit(book / "quiz.py", "nothing is stored or sent.", "nothing is kept: served afresh.")
-        edit(book / "sources.py", "Accessed {", "First read {")
-        edit(book / "demos.py", 'title="See attention add up",', 'title="Attention, edited",')
-        redrawn = server.wait_for(figure, lambda body: b"#00aa55" in body, "redraw the figure")
-        last = server.wait_for(
-            page,
-            lambda body: all(
-                text in body
-                for text in (
-                    b"nothing is kept: served afresh.",
-                    b"First read 20",
-                    b"Attention, edited",
-                )
-            ),
-            "show the quiz, the sources and the demo as edited",
-        )
+        ),
+        "show the quiz, the sources and the demo as edited",
+    )
 
     assert b"#3949ab" not in redrawn
     # the first edit is still there, so no rebuild went back to a cached module
@@ -183,3 +204,39 @@ def test_a_good_build_replaces_the_previous_site(site_dir: Path) -> None:
     assert not (site / STALE_PAGE).exists()
     assert (site / "index.html").is_file()
     assert [p.name for p in site.parent.iterdir()] == ["site"]
+
+
+@pytest.mark.serve
+def test_serve_live_reload_runs_under_the_serve_policy(
+    browser, served_copy: tuple[Path, Server]
+) -> None:
+    """The served page carries the serve policy, and an edit to the lesson reloads it.
+
+    Under ``mkdocs serve`` the policy allows inline scripts (``'unsafe-inline'``),
+    for the live-reload script MkDocs injects: it runs, and after a sentence is
+    added to the lesson the open page shows it, with no violation of the policy
+    (tests/csp_spy.py) on the way.
+    """
+    copy, server = served_copy
+    server.wait_for(SERVED_LESSON, lambda body: b"<article" in body, "serve the lesson")
+    context = browser.new_context()
+    context.add_init_script(SPY)
+    console: list[str] = []
+    try:
+        tab = context.new_page()
+        watch_console(tab, console)
+        tab.goto(f"http://127.0.0.1:{server.port}/{SERVED_LESSON}", wait_until="load")
+        content = tab.get_attribute('meta[http-equiv="Content-Security-Policy"]', "content") or ""
+        script_src = [d.split()[1:] for d in content.split(";") if d.split()[:1] == ["script-src"]]
+        assert script_src == [["'self'", "'unsafe-inline'"]], content
+        assert tab.evaluate("typeof livereload") == "function"  # the injected script ran
+        lesson = copy / "docs/lessons/weighted-mixture.md"
+        lesson.write_text(
+            lesson.read_text(encoding="utf-8") + "\n\nA sentence added while serving.\n",
+            encoding="utf-8",
+        )
+        tab.get_by_text("A sentence added while serving.").wait_for(timeout=120_000)
+        assert violations(tab) == []
+        assert console == []
+    finally:
+        context.close()

@@ -15,7 +15,8 @@
   sends no request to example.org, while the same page with the policy
   bypassed does send it.
 - ``mkdocs serve``: the page carries the serve policy, the live-reload script
-  runs, and a change to a lesson reloads the page, with no violation.
+  runs, and a change to a lesson reloads the page, with no violation
+  (tests/test_build.py, in the served copy of its other serve test).
 - The demo's weight shades (no ``style=""`` in the HTML any more) come from
   the script, and from ``data-value`` when JavaScript is off.
 """
@@ -27,19 +28,14 @@ import contextlib
 import functools
 import hashlib
 import http.server
-import os
 import re
 import shutil
-import socket
-import subprocess
-import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from csp_spy import SPY, violations, watch_console
+from csp_spy import SPY, violations
 from page_visits import PALETTES, READER_TOOLS, book_pages, offered, palettes_and_pages
 from sitescan import built_pages
 
@@ -226,67 +222,6 @@ def test_the_policy_blocks_an_image_from_another_host(browser, site_with_a_remot
     # and without the policy, Chromium does send the request for the image
     assert unprotected == []
     assert image in seen_unprotected["sent"]
-
-
-# ---------------------------------------------------------------------------
-# mkdocs serve: live reload still works
-# ---------------------------------------------------------------------------
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.mark.serve
-def test_serve_live_reload_runs_under_the_serve_policy(
-    browser, tmp_path: Path, book_copy: Path
-) -> None:
-    copy = book_copy
-    port = _free_port()
-    env = {key: value for key, value in os.environ.items() if key not in {"OFFLINE", "PYTHONPATH"}}
-    env.update(NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(copy / "src"))
-    log_path = tmp_path / "serve.log"
-    with log_path.open("w") as log:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
-            cwd=copy,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=log,
-        )
-        context = browser.new_context()
-        context.add_init_script(SPY)
-        console: list[str] = []
-        try:
-            deadline = time.monotonic() + 120
-            while "Serving on" not in log_path.read_text():
-                if server.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"mkdocs serve did not start: {log_path.read_text()}")
-                time.sleep(0.5)
-            tab = context.new_page()
-            watch_console(tab, console)
-            tab.goto(f"http://127.0.0.1:{port}/{LESSON}", wait_until="load")
-            content = tab.get_attribute('meta[http-equiv="Content-Security-Policy"]', "content")
-            assert directives(content)["script-src"] == ["'self'", "'unsafe-inline'"]
-            assert tab.evaluate("typeof livereload") == "function"  # the injected script ran
-            lesson = copy / "docs/lessons/weighted-mixture.md"
-            lesson.write_text(
-                lesson.read_text(encoding="utf-8") + "\n\nA sentence added while serving.\n",
-                encoding="utf-8",
-            )
-            tab.get_by_text("A sentence added while serving.").wait_for(timeout=120_000)
-            assert violations(tab) == []
-            assert console == []
-        finally:
-            context.close()
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
 
 
 # ---------------------------------------------------------------------------
