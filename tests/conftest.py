@@ -71,6 +71,10 @@ settings.register_profile("fast", max_examples=10)
 #: The order in which `make test` hands out work: the tests that take longest
 #: (a served copy, a build, Chromium) first, so that the last to finish are short.
 START_FIRST = ("serve", "build", "browser")
+#: The fixtures that wait for the session's shared build. Within a tier, the
+#: tests without them go first: while one worker makes the shared build, the
+#: other runs tests that build copies of their own instead of waiting for it.
+SHARED_SITE = frozenset({"site_dir", "site_url", "shared_build"})
 #: Modules whose tests `make test` may run in any worker (:class:`FileScheduling`).
 SPREAD_MODULES = frozenset(
     {
@@ -91,9 +95,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             if used & fixtures:
                 item.add_marker(tier)
 
-    def rank(item: pytest.Item) -> int:
+    def rank(item: pytest.Item) -> tuple[int, bool]:
         marked = {mark.name for mark in item.iter_markers()}
-        return next((n for n, tier in enumerate(START_FIRST) if tier in marked), len(START_FIRST))
+        tier = next((n for n, tier in enumerate(START_FIRST) if tier in marked), len(START_FIRST))
+        return tier, bool(SHARED_SITE & set(getattr(item, "fixturenames", ())))
 
     items.sort(key=rank)  # stable: a file's tests keep their order within a rank
 
