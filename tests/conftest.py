@@ -44,6 +44,12 @@ pytest_plugins = ["page_visits"]
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
+#: No host resolves but this machine's own address: a request to another host
+#: fails in Chromium (``net::ERR_NAME_NOT_RESOLVED``) before anything is sent,
+#: whatever the test. The tests still see it (Playwright's ``request`` event)
+#: and fail on it (tests/test_third_party.py); no context needs a route that
+#: aborts it, and a context without a route keeps its HTTP cache.
+NO_OTHER_HOST = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -51,6 +57,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
     "--no-first-run",
+    NO_OTHER_HOST,
 ]
 IN_CI = os.environ.get("CI", "").lower() == "true"
 

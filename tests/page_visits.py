@@ -17,9 +17,10 @@ page is used, and the requests it makes.
 One visit, in this order, so that no check disturbs another:
 
 1. the palette's tab (:class:`PaletteTab`: the CSP spy of tests/csp_spy.py,
-   every request recorded, those to other hosts aborted, motion reduced as
-   a reader may ask: ``prefers-reduced-motion``), 1200 px wide, with what
-   the previous page stored cleared, loads the page (``load``);
+   every request recorded (one to another host would fail unsent: the
+   browser resolves no other host, ``NO_OTHER_HOST`` in tests/conftest.py),
+   motion reduced as a reader may ask: ``prefers-reduced-motion``), 1200 px
+   wide, with what the previous page stored cleared, loads the page (``load``);
 2. axe-core on the untouched page at each width of :data:`WIDTHS` (loaded at
    the first, resized to the others, two frames painted after each resize),
    then back to the first width;
@@ -216,17 +217,19 @@ def use_the_page(tab) -> list[str]:
 class PaletteTab:
     """One tab in a palette, which visits page after page.
 
-    Every request it makes is recorded and those to other hosts are aborted;
-    the CSP spy runs in every document, and the console's CSP reports are
-    kept. One tab for all visits costs about a CPU-second a page less than a
-    fresh context for each; :meth:`visit` clears what the previous page
-    stored, so that a visit does not depend on the pages before it.
+    Every request it makes is recorded (the browser sends none to another
+    host: ``NO_OTHER_HOST`` in tests/conftest.py); the CSP spy runs in every
+    document, and the console's CSP reports are kept. One tab for all visits
+    costs about a CPU-second a page less than a fresh context for each;
+    :meth:`visit` clears what the previous page stored, so that a visit does
+    not depend on the pages before it. No route intercepts the requests: a
+    route turns the context's HTTP cache off, and each page would fetch and
+    compile the theme's scripts again.
     """
 
     def __init__(self, browser, site_url: str, palette: str) -> None:
         self.site_url = site_url
         self.palette = palette
-        origin = site_url.rstrip("/")
         self.context = browser.new_context(
             color_scheme=palette,
             viewport={"width": WIDTHS[0], "height": 900},
@@ -236,12 +239,6 @@ class PaletteTab:
             reduced_motion="reduce",
         )
         self.context.add_init_script(SPY)
-        self.context.route(
-            "**/*",
-            lambda route: (
-                route.continue_() if is_ours(route.request.url, origin) else route.abort()
-            ),
-        )
         self.requests: list[str] = []
         self.console: list[str] = []
         self.tab = self.context.new_page()

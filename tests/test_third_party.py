@@ -11,12 +11,15 @@ without touching this file):
 - in Chromium, every page is loaded over http from 127.0.0.1 in both
   palettes, used (search included), its images loaded and its full-size
   figure opened, and every request the browser makes is recorded
-  (tests/page_visits.py): none may go to another host.
+  (tests/page_visits.py): none may go to another host. Chromium could not
+  send one anyway: it resolves no host but 127.0.0.1 (``NO_OTHER_HOST`` in
+  tests/conftest.py), which is checked with ``localhost``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from page_visits import PALETTES, book_pages, is_ours, offered, palettes_and_pages
@@ -119,3 +122,40 @@ def test_the_page_requests_nothing_from_another_host(
     origin = site_url.rstrip("/")
     others = sorted({url for url in seen.requests if not is_ours(url, origin)})
     assert not others, f"{name}: requests to other hosts: {others}"
+
+
+def test_the_browser_reaches_no_host_but_this_machine(browser, site_url: str) -> None:
+    """Chromium resolves no host but 127.0.0.1 (``NO_OTHER_HOST`` in tests/conftest.py).
+
+    ``localhost`` names the same server without any network, so this holds on
+    a machine offline too: refused, it shows that a request to a real host
+    would fail unsent. The refused requests are still seen (Playwright's
+    ``request`` event), which is what the test above reads.
+    """
+    from playwright.sync_api import Error as PlaywrightError
+
+    elsewhere = f"http://localhost:{urlsplit(site_url).port}/"
+    context = browser.new_context()
+    requested: list[str] = []
+    failed: list[tuple[str, str | None]] = []
+    try:
+        context.on("request", lambda request: requested.append(request.url))
+        context.on("requestfailed", lambda request: failed.append((request.url, request.failure)))
+        page = context.new_page()
+        response = page.goto(site_url)
+        assert response is not None
+        assert response.ok
+        with pytest.raises(PlaywrightError, match="ERR_NAME_NOT_RESOLVED"):
+            page.goto(elsewhere)
+        # an image from there, in a blank page (the book's policy would block it)
+        context.new_page().set_content(f'<img src="{elsewhere}x.png" alt="">')
+    finally:
+        context.close()
+    assert [url for url in requested if url.startswith(elsewhere)] == [
+        elsewhere,
+        f"{elsewhere}x.png",
+    ]
+    assert [(url, why) for url, why in failed if url.startswith(elsewhere)] == [
+        (elsewhere, "net::ERR_NAME_NOT_RESOLVED"),
+        (f"{elsewhere}x.png", "net::ERR_NAME_NOT_RESOLVED"),
+    ]
