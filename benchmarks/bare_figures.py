@@ -28,13 +28,10 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     site = Path(os.environ["ABH_PRERENDERED"])
     registry = importlib.import_module("attention_by_hand.book.registry")
 
-    def prerendered(spec: FigureSpec, palette: str) -> bytes:
-        return (site / spec.path(palette)).read_bytes()
+    def prerendered(spec: FigureSpec, palettes: Sequence[str]) -> dict[str, bytes]:
+        return {palette: (site / spec.path(palette)).read_bytes() for palette in palettes}
 
-    def prerendered_palettes(spec: FigureSpec, palettes: Sequence[str]) -> dict[str, bytes]:
-        return {palette: prerendered(spec, palette) for palette in palettes}
-
-    # benchmark-only stand-ins for the drawing methods, on the class of this build
-    registry.FigureSpec.svg = prerendered  # type: ignore[method-assign]
-    registry.FigureSpec.svgs = prerendered_palettes  # type: ignore[method-assign]
+    # a benchmark-only stand-in for the drawing method (FigureSpec.svg draws with
+    # it too), on the class of this build
+    registry.FigureSpec.svgs = prerendered  # type: ignore[method-assign]
     return config

@@ -56,8 +56,8 @@ class FigureSpec:
         return self.draw(**self.inputs, palette=palette)
 
     def svg(self, palette: str) -> bytes:
-        """Deterministic SVG bytes of this figure in `palette`."""
-        return figures.to_svg(self.render(palette), salt=self._salt(palette))
+        """Deterministic SVG bytes of this figure in `palette`, laid out on its own."""
+        return self.svgs((palette,))[palette]
 
     def svgs(self, palettes: Sequence[str]) -> dict[str, bytes]:
         """The SVG bytes of this figure in each of `palettes`, laid out once.
@@ -69,9 +69,6 @@ class FigureSpec:
         drew with :meth:`svg`.
         """
         return figures.to_svgs(self.render, palettes, salt=self.name)
-
-    def _salt(self, palette: str) -> str:
-        return f"{self.name}-{palette}"
 
     def path(self, palette: str) -> str:
         """Where the build puts the SVG, relative to the site root."""
