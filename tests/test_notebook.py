@@ -296,3 +296,21 @@ def test_the_render_merges_streams_after_running_the_cells() -> None:
     assert order.index(COALESCE) == order.index(EXECUTE) + 1
     assert order.count(COALESCE) == 1
     assert config["CoalesceStreamsPreprocessor"] == {"enabled": True}
+
+
+def _execute_preprocessor() -> object:
+    """The ExecutePreprocessor of an exporter made as mkdocs-jupyter makes it (executing)."""
+    from mkdocs_jupyter.nbconvert2 import get_nbconvert_app
+    from nbconvert.exporters import HTMLExporter
+    from nbconvert.preprocessors import ExecutePreprocessor
+
+    exporter = HTMLExporter(config=get_nbconvert_app(execute=True).config)
+    (execute,) = [p for p in exporter._preprocessors if isinstance(p, ExecutePreprocessor)]
+    return execute
+
+
+def test_the_render_stops_the_kernel_at_once_after_the_last_cell() -> None:
+    """Killed, not asked to shut down and waited for: nothing is read from it after the run."""
+    assert _execute_preprocessor().shutdown_kernel == "graceful"  # nbclient's default
+    with streams_merged():
+        assert _execute_preprocessor().shutdown_kernel == "immediate"

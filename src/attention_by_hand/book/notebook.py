@@ -259,6 +259,12 @@ def render_jupyter_config() -> dict[str, Any]:
     ``CoalesceStreamsPreprocessor`` (which merges a cell's consecutive
     stdout, or stderr, outputs into one) moved after
     ``ExecutePreprocessor``, where the outputs come from, and switched on.
+    The kernel is stopped at once after the last cell (``immediate``), not
+    asked to shut down and waited for (``graceful``, about 0.2 s more on the
+    cold build's critical path): nothing is read from it after the run.
+    That setting is nbclient's ``NotebookClient`` section, which
+    ``ExecutePreprocessor`` inherits: mkdocs-jupyter replaces the whole
+    ``ExecutePreprocessor`` section with its own.
     """
     from nbconvert.exporters import Exporter
 
@@ -267,6 +273,7 @@ def render_jupyter_config() -> dict[str, Any]:
     return {
         "Exporter": {"default_preprocessors": order},
         "CoalesceStreamsPreprocessor": {"enabled": True},
+        "NotebookClient": {"shutdown_kernel": "immediate"},
     }
 
 
