@@ -72,6 +72,18 @@ strict: $(STAMP)  ## build the site into site/, failing on any warning
 offline: $(STAMP)  ## build a site to read from disk into site-offline/ (open site-offline/index.html)
 	OFFLINE=true $(BIN)/mkdocs build --strict -d site-offline
 
+# axe-core, which the accessibility tests run in each page, from the npm
+# registry: `npm ci` installs exactly what tests/package-lock.json locks and
+# checks the sha512 hash written there. Without npm those tests are skipped
+# (under CI=true they fail).
+AXE := tests/node_modules/axe-core/axe.min.js
+$(AXE): tests/package.json tests/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  npm ci --prefix tests --ignore-scripts --no-audit --no-fund --loglevel=error && touch $@; \
+	else \
+	  echo "make: npm (Node.js) not found: the accessibility tests need axe-core and will be skipped"; \
+	fi
+
 # `make test` runs in parallel (pytest-xdist), one worker per core by default.
 # --dist loadfile keeps each page's Python blocks in one worker (they share one
 # namespace, so a block run apart from the one that defined its names would
@@ -79,7 +91,7 @@ offline: $(STAMP)  ## build a site to read from disk into site-offline/ (open si
 # worker and puts the longest tests first (--no-loadscope-reorder keeps that
 # order); the workers share each build (tests/conftest.py).
 TEST_WORKERS ?= 2
-test: $(STAMP)  ## run every test: maths, docs examples, build, browser, serve, torch, tools
+test: $(STAMP) $(AXE)  ## run every test: maths, docs examples, build, browser, serve, torch, tools
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # The tiers are markers (pyproject.toml); tests/conftest.py marks each test
@@ -99,5 +111,5 @@ lint: $(STAMP)  ## ruff check, ruff format --check, mypy on src/, zizmor on .git
 mutate-numbers: $(STAMP)  ## change each number a reader sees, one at a time; count what the checks catch (minutes)
 	$(BIN)/python benchmarks/mutate_numbers.py
 
-clean:  ## remove the virtual environment and built sites
-	rm -rf $(VENV) site site-offline
+clean:  ## remove the virtual environment, axe-core and built sites
+	rm -rf $(VENV) tests/node_modules site site-offline

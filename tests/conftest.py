@@ -33,6 +33,7 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import axe_core
 import fork_server
 import pytest
 from hypothesis import settings
@@ -65,7 +66,7 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 #: another fixture). The markers themselves are registered in pyproject.toml.
 TIER_FIXTURES = {
     "build": {"site_dir", "site_url", "site_builder", "shared_build", "book_copy", "served_copy"},
-    "browser": {"browser"},
+    "browser": {"browser", "axe"},
 }
 #: Every tier that `make test-fast` leaves out.
 TIERS = ("build", "browser", "serve", "torch", "tools", "figures")
@@ -320,6 +321,17 @@ def chromium_or_skip() -> str:
     if IN_CI:
         pytest.fail(f"CI=true and {reason}")
     pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def axe() -> axe_core.Axe:
+    """axe-core as tests/package-lock.json pins it; skip (fail under CI) when not installed."""
+    reason = axe_core.missing_reason()
+    if reason is not None:
+        if IN_CI:
+            pytest.fail(f"CI=true and {reason}")
+        pytest.skip(reason)
+    return axe_core.Axe(axe_core.SCRIPT.read_text(encoding="utf-8"), axe_core.locked_version())
 
 
 @pytest.fixture(scope="session")

@@ -21,9 +21,9 @@ One visit, in this order, so that no check disturbs another:
    browser resolves no other host, ``NO_OTHER_HOST`` in tests/conftest.py),
    motion reduced as a reader may ask: ``prefers-reduced-motion``), 1200 px
    wide, with what the previous page stored cleared, loads the page (``load``);
-2. axe-core on the untouched page at each width of :data:`WIDTHS` (loaded at
-   the first, resized to the others, two frames painted after each resize),
-   then back to the first width;
+2. axe-core (tests/axe_core.py) on the untouched page at each width of
+   :data:`WIDTHS` (loaded at the first, resized to the others, two frames
+   painted after each resize), then back to the first width;
 3. the page is used (:func:`use_the_page`): palette switched and back, demo,
    stepper, quiz, mark-as-read, search;
 4. every image is loaded (lazy ones included) and the network left to go
@@ -159,6 +159,8 @@ class Visit:
     inner_width: dict[int, int] = field(default_factory=dict)
     #: axe-core's violations at each width of :data:`WIDTHS`.
     axe: dict[int, list[dict]] = field(default_factory=dict)
+    #: The version of axe-core that made each of those reports (``testEngine``).
+    axe_version: dict[int, str] = field(default_factory=dict)
     #: What was used on the page (:func:`use_the_page`).
     used: list[str] = field(default_factory=list)
     #: The CSP spy's violations and the console's CSP reports, while reading.
@@ -265,7 +267,9 @@ class PaletteTab:
             tab.set_viewport_size({"width": width, "height": 900})
             tab.evaluate(TWO_FRAMES)
             seen.inner_width[width] = tab.evaluate("window.innerWidth")
-            seen.axe[width] = axe.run(tab).response["violations"]
+            report = axe.run(tab)
+            seen.axe[width] = report["violations"]
+            seen.axe_version[width] = report["testEngine"]["version"]
         tab.set_viewport_size({"width": WIDTHS[0], "height": 900})
         tab.evaluate(TWO_FRAMES)
         seen.used = use_the_page(tab)
@@ -291,16 +295,14 @@ def is_ours(url: str, origin: str) -> bool:
 
 
 @pytest.fixture(scope="session")
-def page_visits(browser, site_url: str) -> Iterator[Callable[[str, str], Visit]]:
+def page_visits(browser, axe, site_url: str) -> Iterator[Callable[[str, str], Visit]]:
     """``page_visits(palette, path)``: the :class:`Visit` of a page, made once per worker.
 
     A visit that fails is remembered too: each test that asks for it fails
     with the same message, without visiting again.
     """
-    from axe_playwright_python.sync_playwright import Axe
     from playwright.sync_api import Error as PlaywrightError
 
-    axe = Axe()
     tabs: dict[str, PaletteTab] = {}
     memo: dict[tuple[str, str], Visit | str] = {}
 

@@ -1,10 +1,9 @@
 """Accessibility in Chromium: axe-core on every page in both palettes, and a
 keyboard-only reader who changes the demo and completes a quiz.
 
-axe-core comes vendored inside the PyPI package ``axe-playwright-python``
-(pinned in requirements/test.txt; its wheel ships ``axe.min.js``, axe-core 4.12.1,
-and downloads nothing). Every rule axe runs by default is checked; no rule
-or element is excluded.
+axe-core is the version tests/package-lock.json locks (tests/axe_core.py);
+each run checks that the page ran that version. Every rule axe runs by
+default is checked; no rule or element is excluded.
 """
 
 from __future__ import annotations
@@ -12,16 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from axe_core import locked_version, violations_report
 from page_visits import PALETTES, WIDTHS, book_pages, palettes_and_pages
 from sitescan import built_pages
-
-
-def violations_report(violations: list[dict]) -> str:
-    lines = []
-    for v in violations:
-        for node in v["nodes"]:
-            lines.append(f"{v['id']} ({v['impact']}): {node['target']} {node['failureSummary']}")
-    return "\n".join(lines)
 
 
 def test_the_pages_we_visit_are_the_pages_the_build_made(site_dir: Path):
@@ -47,6 +39,7 @@ def test_axe_finds_no_violation_on_the_page(page_visits, palette: str, path: str
     name = path or "index"
     assert seen.scheme == PALETTES[palette], f"{name}: palette {seen.scheme}, not {palette}"
     assert seen.inner_width == {width: width for width in WIDTHS}, f"{name}: not resized"
+    assert seen.axe_version == dict.fromkeys(WIDTHS, locked_version()), f"{name}: axe-core"
     failures = [
         f"{name} in the {palette} palette at {width} px:\n{violations_report(found)}"
         for width, found in seen.axe.items()

@@ -281,19 +281,21 @@ DEPENDABOT = ROOT / ".github" / "dependabot.yml"
 NODE_MAJOR = 20
 
 
-def _updates() -> dict[str, dict[str, Any]]:
+def _updates() -> dict[tuple[str, str], dict[str, Any]]:
+    """Dependabot's updates, by ecosystem and directory."""
     config = yaml.safe_load(DEPENDABOT.read_text(encoding="utf-8"))
     assert config["version"] == 2
-    return {update["package-ecosystem"]: update for update in config["updates"]}
+    return {(u["package-ecosystem"], u["directory"]): u for u in config["updates"]}
 
 
-def test_dependabot_updates_the_actions_the_python_locks_and_lighthouse_weekly_grouped() -> None:
+def test_dependabot_updates_the_actions_the_locks_axe_and_lighthouse_weekly_grouped() -> None:
     updates = _updates()
-    assert {name: u["directory"] for name, u in updates.items()} == {
-        "github-actions": "/",
-        "pip": "/",
-        "npm": "/benchmarks",
-    }
+    assert sorted(updates) == [
+        ("github-actions", "/"),
+        ("npm", "/benchmarks"),
+        ("npm", "/tests"),
+        ("pip", "/"),
+    ]
     for name, update in updates.items():
         assert update["schedule"]["interval"] == "weekly", name
         (group,) = update["groups"].values()
@@ -327,5 +329,22 @@ def test_lighthouse_stays_on_a_major_that_runs_on_the_node_here() -> None:
     engines = re.fullmatch(r">=(\d+)(\.\d+)*", locked["engines"]["node"])
     assert engines, locked["engines"]
     assert int(engines[1]) <= NODE_MAJOR
-    (rule,) = [r for r in _updates()["npm"]["ignore"] if r["dependency-name"] == "lighthouse"]
+    ignored = _updates()["npm", "/benchmarks"]["ignore"]
+    (rule,) = [r for r in ignored if r["dependency-name"] == "lighthouse"]
     assert rule["versions"] == [f">={_major(wanted) + 1}"]
+
+
+def test_the_tests_npm_lock_pins_axe_core_alone_with_its_hash() -> None:
+    """tests/package-lock.json: axe-core at the exact version asked for, sha512, nothing else."""
+    package = json.loads((ROOT / "tests" / "package.json").read_text(encoding="utf-8"))
+    lock = json.loads((ROOT / "tests" / "package-lock.json").read_text(encoding="utf-8"))
+    assert package["devDependencies"] == {"axe-core": package["devDependencies"]["axe-core"]}
+    wanted = package["devDependencies"]["axe-core"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", wanted), f"axe-core {wanted!r}: not one exact version"
+    assert sorted(lock["packages"]) == ["", "node_modules/axe-core"]
+    locked = lock["packages"]["node_modules/axe-core"]
+    assert locked["version"] == wanted
+    assert re.fullmatch(r"sha512-[A-Za-z0-9+/]{86}==", locked["integrity"]), locked["integrity"]
+    engines = re.fullmatch(r">=(\d+)(\.\d+)*", locked["engines"]["node"])
+    assert engines, locked["engines"]
+    assert int(engines[1]) <= NODE_MAJOR

@@ -1,0 +1,85 @@
+"""axe-core, the accessibility checker the browser tests run inside a page.
+
+axe-core comes from the npm registry, at the version and with the sha512
+hash locked in tests/package-lock.json; `make test` installs it into
+tests/node_modules (``npm ci``, which refuses a file whose hash differs).
+Dependabot proposes its updates (.github/dependabot.yml).
+
+It is not the copy inside PyPI's ``axe-playwright-python``: that one is
+axe-core 4.12.1, and axe-core 4.14's ``color-contrast`` rule, which took
+most of the time of every axe run, is about three times faster on these
+pages (2.1 s against 0.7 s a run on the notebook page, 0.8 s against 0.34 s
+on a lesson, in Chromium on this 2-core machine).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+TESTS = Path(__file__).resolve().parent
+#: The lock that pins axe-core (npm's ``package-lock.json``).
+LOCK = TESTS / "package-lock.json"
+#: axe-core's script, as `make test` installs it.
+SCRIPT = TESTS / "node_modules" / "axe-core" / "axe.min.js"
+#: What each run reports in full: only the violations (the passes are listed
+#: by rule, without their elements).
+OPTIONS = {"resultTypes": ["violations"]}
+#: Runs axe in the page: ``context`` is a CSS selector, or None for the whole document.
+RUN = "([context, options]) => axe.run(context ?? document, options)"
+
+
+def locked_version(lock: Path = LOCK) -> str:
+    """The version of axe-core that `lock` pins."""
+    packages = json.loads(lock.read_text(encoding="utf-8"))["packages"]
+    return str(packages["node_modules/axe-core"]["version"])
+
+
+def missing_reason(script: Path = SCRIPT) -> str | None:
+    """Why axe-core cannot run (`script` is missing), or None if it can."""
+    if script.is_file():
+        return None
+    return (
+        f"axe-core is not installed ({script.relative_to(TESTS.parent)} is missing): "
+        "`make test` installs it with npm (Node.js), from tests/package-lock.json"
+    )
+
+
+class Axe:
+    """axe-core, put in a page the first time it runs there.
+
+    Parameters
+    ----------
+    script : str
+        axe-core's ``axe.min.js``.
+    version : str
+        The version `script` is: a page that already holds axe-core of
+        another version (none should) gets this one.
+    """
+
+    def __init__(self, script: str, version: str) -> None:
+        self.script = script
+        self.version = version
+
+    def run(self, page: Any, context: str | None = None) -> dict[str, Any]:
+        """axe's results for the document in Playwright's `page` (or the part `context` selects).
+
+        The script is evaluated once per document: a second run in the same
+        document (at another width, say) reuses it.
+        """
+        if page.evaluate("() => window.axe?.version ?? null") != self.version:
+            page.evaluate(self.script)
+        return dict(page.evaluate(RUN, [context, OPTIONS]))
+
+
+def violations_report(violations: list[dict[str, Any]]) -> str:
+    """One line for each element that breaks a rule: rule, impact, element, what is wrong."""
+    lines = []
+    for violation in violations:
+        for node in violation["nodes"]:
+            lines.append(
+                f"{violation['id']} ({violation['impact']}): {node['target']} "
+                f"{node['failureSummary']}"
+            )
+    return "\n".join(lines)
