@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # for annotations only: the plugin imports the libraries afre
     from collections.abc import Callable
 
     from attention_by_hand.book.build_cache import BuildCache
+    from attention_by_hand.book.figure_pages import ChildDrawing
     from attention_by_hand.book.sources import Citations, Source
 
 PACKAGE = "attention_by_hand"
@@ -117,6 +118,7 @@ class BookPlugin(BasePlugin[BookConfig]):
         self.source_digest = ""
         self.notebook_runner: ThreadPoolExecutor | None = None
         self.notebook_jobs: dict[str, Future[dict[str, Any]]] = {}
+        self.figure_drawing: ChildDrawing | None = None
 
     # -- before the build -------------------------------------------------
 
@@ -138,6 +140,13 @@ class BookPlugin(BasePlugin[BookConfig]):
         self._show_output_fences(config)
         if not self.serving:
             self._build_into_staging(config)
+        # the figures the cache lacks, drawn in a child process on the other core
+        self.figure_drawing = self.lib.figure_pages.draw_beside(
+            self.lib.registry.FIGURES,
+            self.lib.registry.PALETTE_NAMES,
+            cache=self.cache,
+            context=self._figure_context(),
+        )
         return config
 
     # -- the files ----------------------------------------------------------
@@ -177,15 +186,13 @@ class BookPlugin(BasePlugin[BookConfig]):
         # 4. the notebooks, in the background (on_pre_page waits for them)
         for file in notebooks:
             self._start_notebook(file, config, files)
-        # 5. every figure, in both palettes
+        # 5. every figure, in both palettes (those the child drew come from the cache)
         svgs, self.figure_sizes = lib.figure_pages.draw_figures(
             lib.registry.FIGURES,
             lib.registry.PALETTE_NAMES,
             cache=self.cache,
-            context=lib.build_cache.cache_key(
-                self.source_digest,
-                lib.build_cache.library_versions(lib.build_cache.FIGURE_LIBRARIES),
-            ),
+            context=self._figure_context(),
+            made_beside=self._wait_for_figure_drawing(),
         )
         for path, svg in svgs.items():
             files.append(File.generated(config, path, content=svg))
@@ -317,6 +324,9 @@ class BookPlugin(BasePlugin[BookConfig]):
 
     def on_build_error(self, *, error: Exception) -> None:
         """Give nbformat its random ids back; throw away the half-written site."""
+        if self.figure_drawing is not None:  # the figures are no longer needed
+            self.figure_drawing.stop()
+            self.figure_drawing = None
         self._stop_notebooks()
         self._restore_cell_ids()
         logging.getLogger("mkdocs").removeHandler(self.warnings)
@@ -385,6 +395,21 @@ class BookPlugin(BasePlugin[BookConfig]):
             key=self._notebook_key(file, config),
             executor=self.notebook_runner,
         )
+
+    def _figure_context(self) -> str:
+        """What every figure's drawing depends on beside its name: package source, versions."""
+        build_cache = self.lib.build_cache
+        return str(
+            build_cache.cache_key(
+                self.source_digest,
+                build_cache.library_versions(build_cache.FIGURE_LIBRARIES),
+            )
+        )
+
+    def _wait_for_figure_drawing(self) -> frozenset[str]:
+        """Wait for the child process drawing figures (see on_config); the entries it made."""
+        drawing, self.figure_drawing = self.figure_drawing, None
+        return frozenset() if drawing is None else drawing.wait()
 
     def _stop_notebooks(self) -> None:
         """Wait for a notebook still running (a build that failed elsewhere) and forget the jobs."""
