@@ -48,6 +48,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench import _environment, _timed_build, _timed_pytest  # the benchmark's own helpers
 
+sys.path.insert(0, str(ROOT / "tests"))
+from axe_core import SCRIPT as AXE_SCRIPT  # where `make test` installs axe-core
+
 #: The nav entry of a lesson in mkdocs.yml.
 NAV_LESSON = re.compile(r"^(?P<indent> +)- (?P<path>lessons/[\w-]+\.md)\n", re.MULTILINE)
 #: A lesson body's own link to the next lesson, on a line of its own.
@@ -99,6 +102,10 @@ def main() -> None:
                 if args.suite:
                     suite_env = {**env, "ABH_CACHE_DIR": str(work / f"cache-suite-{size}-{run}")}
                     seconds, summary = _pytest(book, suite_env, *SUITE_ARGS)
+                    if "skipped" in summary or "failed" in summary:
+                        sys.exit(
+                            f"scale: the suite of {size} lessons did not pass whole: {summary}"
+                        )
                     suites.setdefault(size, []).append((seconds, summary))
                     print(f"run {run + 1}, {size} lessons: whole suite {seconds:.2f} s ({summary})")
         for size, runs in samples.items():
@@ -131,8 +138,16 @@ def main() -> None:
 
 
 def _clone(book: Path) -> Path:
-    """The repository's last commit, cloned to `book` (the whole suite needs every file)."""
+    """The repository's last commit, cloned to `book` (the whole suite needs every file).
+
+    axe-core is installed in it as `make test` installs it (npm, from
+    tests/package-lock.json): without it the accessibility tests would be
+    skipped, and the suite measured would not be the whole suite.
+    """
     subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(book)], check=True)
+    subprocess.run(["make", "-s", str(AXE_SCRIPT.relative_to(ROOT))], cwd=book, check=True)
+    if not (book / AXE_SCRIPT.relative_to(ROOT)).is_file():
+        sys.exit("scale: axe-core could not be installed (is npm on PATH?)")
     return book
 
 
