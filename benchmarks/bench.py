@@ -221,7 +221,10 @@ def _environment(book: Path) -> dict[str, str]:
     epoch = subprocess.run(
         ["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True, check=False
     ).stdout.strip()
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(book / "src")}
+    # as `make` runs the builds and tests (the Makefile unexports it): compiled
+    # modules are written once and read afterwards, not compiled in every process
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    env |= {"NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(book / "src")}
     if epoch:
         env["SOURCE_DATE_EPOCH"] = epoch
     return env
