@@ -225,6 +225,9 @@ def serve_copy(copy: Path, log: Path) -> Iterator[Server]:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
     env = _copy_environment(copy)
+    # as `make serve` runs it (the Makefile unexports the variable): whether
+    # compiled modules are written into src/ is the plugin's to decide
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     with log.open("w", encoding="utf-8") as stderr:
         process = subprocess.Popen(
             [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],

@@ -5,6 +5,7 @@ and ``mkdocs serve`` of a copy of the book, which shows each edit after its rebu
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -155,6 +156,7 @@ def test_serve_shows_a_change_to_every_library_after_the_rebuild(
     page = SERVED_LESSON
     figure = "figures/causal-mask-light.svg"
     first = server.wait_for(page, lambda body: b'data-demo="mixture"' in body, "serve")
+    before_the_edits = time.time()
     weight = _weight(first, "weight-0-0")
     assert 0 < weight < 1
     assert b"#3949ab" in server.wait_for(figure, lambda body: b"<svg" in body, "figure")
@@ -196,6 +198,13 @@ def test_serve_shows_a_change_to_every_library_after_the_rebuild(
     # the first edit is still there, so no rebuild went back to a cached module
     assert b"Accessed 20" not in last
     assert _weight(last, "weight-0-0") == weight / 2
+    # no rebuild wrote a compiled module under the watched src/: it would start another
+    written = [
+        str(path.relative_to(copy))
+        for path in (copy / "src").rglob("*.pyc")
+        if path.stat().st_mtime >= before_the_edits
+    ]
+    assert written == [], "serve wrote compiled modules into src/, which starts another rebuild"
 
 
 def test_a_good_build_replaces_the_previous_site(site_dir: Path) -> None:

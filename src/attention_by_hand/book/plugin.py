@@ -123,8 +123,20 @@ class BookPlugin(BasePlugin[BookConfig]):
     # -- before the build -------------------------------------------------
 
     def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
-        """Note whether this is `mkdocs serve`, which builds into its own temporary folder."""
+        """Note whether this is `mkdocs serve`; if so, write no compiled modules into src/.
+
+        `mkdocs serve` builds into its own temporary folder and watches
+        ``src/`` (``watch:`` in mkdocs.yml). A rebuild imports the book's
+        package afresh, and the notebook's kernel imports it too: each would
+        write the changed module's ``.pyc`` into ``src/**/__pycache__``, which
+        the watcher takes for an edit, so every edit under ``src/`` built the
+        book twice and reloaded the reader's page twice. Compiled modules
+        already there are still read.
+        """
         self.serving = command == "serve"
+        if self.serving:
+            sys.dont_write_bytecode = True
+            os.environ["PYTHONDONTWRITEBYTECODE"] = "1"  # for the kernel, a process of its own
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         """Import the libraries afresh; note the source revision; build into a staging folder."""
