@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 from mkdocs.exceptions import PluginError
+from nbconvert.preprocessors import ExecutePreprocessor
 
 from attention_by_hand.book.notebook import (
     COALESCE,
@@ -281,11 +282,16 @@ def _stream_outputs_of(source: str) -> int:
 
 
 @pytest.mark.build  # runs a kernel (a few seconds)
-def test_a_cell_printing_in_two_messages_shows_one_output() -> None:
+def test_a_cell_printing_in_two_messages_shows_one_output(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
     before = os.environ.get("JUPYTER_CONFIG_DIR")
     assert _stream_outputs_of(TWO_PRINTS) == 2  # mkdocs-jupyter's own settings
+    assert "over TCP" in capfd.readouterr().err  # ipykernel's warning, printed by the kernel
     with streams_merged():
         assert _stream_outputs_of(TWO_PRINTS) == 1
+    # the book's render: the kernel on Unix sockets, so the build's log has no such warning
+    assert "over TCP" not in capfd.readouterr().err
     # and the variable is as it was before the block
     assert os.environ.get("JUPYTER_CONFIG_DIR") == before
 
@@ -298,11 +304,10 @@ def test_the_render_merges_streams_after_running_the_cells() -> None:
     assert config["CoalesceStreamsPreprocessor"] == {"enabled": True}
 
 
-def _execute_preprocessor() -> object:
+def _execute_preprocessor() -> ExecutePreprocessor:
     """The ExecutePreprocessor of an exporter made as mkdocs-jupyter makes it (executing)."""
     from mkdocs_jupyter.nbconvert2 import get_nbconvert_app
     from nbconvert.exporters import HTMLExporter
-    from nbconvert.preprocessors import ExecutePreprocessor
 
     exporter = HTMLExporter(config=get_nbconvert_app(execute=True).config)
     (execute,) = [p for p in exporter._preprocessors if isinstance(p, ExecutePreprocessor)]
@@ -314,3 +319,16 @@ def test_the_render_stops_the_kernel_at_once_after_the_last_cell() -> None:
     assert _execute_preprocessor().shutdown_kernel == "graceful"  # nbclient's default
     with streams_merged():
         assert _execute_preprocessor().shutdown_kernel == "immediate"
+
+
+def test_the_render_talks_to_the_kernel_over_unix_sockets() -> None:
+    """The kernel manager the render makes uses ``ipc``, not TCP ports (jupyter_client's default)."""
+
+    def transport() -> str:
+        execute = _execute_preprocessor()
+        # made as nbclient makes it (NotebookClient.create_kernel_manager)
+        return str(execute.kernel_manager_class(config=execute.config).transport)
+
+    assert transport() == "tcp"
+    with streams_merged():
+        assert transport() == "ipc"

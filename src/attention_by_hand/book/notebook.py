@@ -264,7 +264,10 @@ def render_jupyter_config() -> dict[str, Any]:
     cold build's critical path): nothing is read from it after the run.
     That setting is nbclient's ``NotebookClient`` section, which
     ``ExecutePreprocessor`` inherits: mkdocs-jupyter replaces the whole
-    ``ExecutePreprocessor`` section with its own.
+    ``ExecutePreprocessor`` section with its own. The kernel talks to the
+    build over Unix sockets (``ipc``), not TCP ports on 127.0.0.1, which
+    ipykernel 7 warns about in every build's log ("Kernel is running over
+    TCP without encryption").
     """
     from nbconvert.exporters import Exporter
 
@@ -274,6 +277,7 @@ def render_jupyter_config() -> dict[str, Any]:
         "Exporter": {"default_preprocessors": order},
         "CoalesceStreamsPreprocessor": {"enabled": True},
         "NotebookClient": {"shutdown_kernel": "immediate"},
+        "KernelManager": {"transport": "ipc"},
     }
 
 
