@@ -139,7 +139,7 @@ class BookPlugin(BasePlugin[BookConfig]):
             os.environ["PYTHONDONTWRITEBYTECODE"] = "1"  # for the kernel, a process of its own
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        """Import the libraries afresh; note the source revision; build into a staging folder."""
+        """Import the libraries afresh; note the revision; build into staging; start the figures."""
         self.lib = import_afresh()
         root = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
         revision = self.lib.lessons.source_revision(root)
