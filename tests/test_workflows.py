@@ -319,16 +319,25 @@ def _major(version: str) -> int:
     return int(re.match(r"\D*(\d+)", version)[1])  # type: ignore[index]
 
 
-def test_lighthouse_stays_on_a_major_that_runs_on_the_node_here() -> None:
-    package = json.loads((ROOT / "benchmarks" / "package.json").read_text(encoding="utf-8"))
-    lock = json.loads((ROOT / "benchmarks" / "package-lock.json").read_text(encoding="utf-8"))
-    wanted = package["devDependencies"]["lighthouse"]
-    locked = lock["packages"]["node_modules/lighthouse"]
+def _npm_locked(folder: str, name: str) -> tuple[dict[str, Any], dict[str, Any], str]:
+    """`folder`'s package.json and package-lock.json, and the version package.json asks of `name`.
+
+    Checks that the lock holds that version and that it runs on the Node.js
+    here (its engines field: ">=18.16" and the like).
+    """
+    package = json.loads((ROOT / folder / "package.json").read_text(encoding="utf-8"))
+    lock = json.loads((ROOT / folder / "package-lock.json").read_text(encoding="utf-8"))
+    wanted = package["devDependencies"][name]
+    locked = lock["packages"][f"node_modules/{name}"]
     assert locked["version"] == wanted
-    # its engines field: ">=18.16" and the like
     engines = re.fullmatch(r">=(\d+)(\.\d+)*", locked["engines"]["node"])
     assert engines, locked["engines"]
     assert int(engines[1]) <= NODE_MAJOR
+    return package, lock, wanted
+
+
+def test_lighthouse_stays_on_a_major_that_runs_on_the_node_here() -> None:
+    _, _, wanted = _npm_locked("benchmarks", "lighthouse")
     ignored = _updates()["npm", "/benchmarks"]["ignore"]
     (rule,) = [r for r in ignored if r["dependency-name"] == "lighthouse"]
     assert rule["versions"] == [f">={_major(wanted) + 1}"]
@@ -336,15 +345,9 @@ def test_lighthouse_stays_on_a_major_that_runs_on_the_node_here() -> None:
 
 def test_the_tests_npm_lock_pins_axe_core_alone_with_its_hash() -> None:
     """tests/package-lock.json: axe-core at the exact version asked for, sha512, nothing else."""
-    package = json.loads((ROOT / "tests" / "package.json").read_text(encoding="utf-8"))
-    lock = json.loads((ROOT / "tests" / "package-lock.json").read_text(encoding="utf-8"))
-    assert package["devDependencies"] == {"axe-core": package["devDependencies"]["axe-core"]}
-    wanted = package["devDependencies"]["axe-core"]
+    package, lock, wanted = _npm_locked("tests", "axe-core")
+    assert package["devDependencies"] == {"axe-core": wanted}
     assert re.fullmatch(r"\d+\.\d+\.\d+", wanted), f"axe-core {wanted!r}: not one exact version"
     assert sorted(lock["packages"]) == ["", "node_modules/axe-core"]
-    locked = lock["packages"]["node_modules/axe-core"]
-    assert locked["version"] == wanted
-    assert re.fullmatch(r"sha512-[A-Za-z0-9+/]{86}==", locked["integrity"]), locked["integrity"]
-    engines = re.fullmatch(r">=(\d+)(\.\d+)*", locked["engines"]["node"])
-    assert engines, locked["engines"]
-    assert int(engines[1]) <= NODE_MAJOR
+    integrity = lock["packages"]["node_modules/axe-core"]["integrity"]
+    assert re.fullmatch(r"sha512-[A-Za-z0-9+/]{86}==", integrity), integrity

@@ -118,6 +118,7 @@ class BookPlugin(BasePlugin[BookConfig]):
         self.source_digest = ""
         self.notebook_runner: ThreadPoolExecutor | None = None
         self.notebook_jobs: dict[str, Future[dict[str, Any]]] = {}
+        self.figure_context = ""
         self.figure_drawing: ChildDrawing | None = None
 
     # -- before the build -------------------------------------------------
@@ -157,7 +158,7 @@ class BookPlugin(BasePlugin[BookConfig]):
             self.lib.registry.FIGURES,
             self.lib.registry.PALETTE_NAMES,
             cache=self.cache,
-            context=self._figure_context(),
+            context=self.figure_context,
         )
         return config
 
@@ -203,7 +204,7 @@ class BookPlugin(BasePlugin[BookConfig]):
             lib.registry.FIGURES,
             lib.registry.PALETTE_NAMES,
             cache=self.cache,
-            context=self._figure_context(),
+            context=self.figure_context,
             made_beside=self._wait_for_figure_drawing(),
         )
         for path, svg in svgs.items():
@@ -365,7 +366,7 @@ class BookPlugin(BasePlugin[BookConfig]):
         logging.getLogger("mkdocs").addHandler(self.warnings)
 
     def _open_cache(self, root: str) -> None:
-        """The build cache (``.cache/attention-by-hand``, or ``$ABH_CACHE_DIR``), or None if off."""
+        """The build cache (``.cache/attention-by-hand``, or ``$ABH_CACHE_DIR``) or None; the keys' parts."""
         build_cache = self.lib.build_cache
         folder = build_cache.cache_folder(root)
         self.cache = None if folder is None else build_cache.BuildCache(folder)
@@ -373,6 +374,10 @@ class BookPlugin(BasePlugin[BookConfig]):
         if package is None:
             raise PluginError(f"the package {PACKAGE} has no source folder to digest")
         self.source_digest = build_cache.source_digest(Path(package).parent)
+        # what every figure's drawing depends on beside its name and palette
+        self.figure_context = build_cache.cache_key(
+            self.source_digest, build_cache.library_versions(build_cache.FIGURE_LIBRARIES)
+        )
 
     def _start_notebook(self, file: File, config: MkDocsConfig, files: Files) -> None:
         """Start running the notebook `file` beside the build, or read it from the cache.
@@ -406,16 +411,6 @@ class BookPlugin(BasePlugin[BookConfig]):
             cache=self.cache,
             key=self._notebook_key(file, config),
             executor=self.notebook_runner,
-        )
-
-    def _figure_context(self) -> str:
-        """What every figure's drawing depends on beside its name: package source, versions."""
-        build_cache = self.lib.build_cache
-        return str(
-            build_cache.cache_key(
-                self.source_digest,
-                build_cache.library_versions(build_cache.FIGURE_LIBRARIES),
-            )
         )
 
     def _wait_for_figure_drawing(self) -> frozenset[str]:
