@@ -1,8 +1,6 @@
 """The block around attention: layer norm, residual paths and the MLP.
 
-One pre-norm transformer block (the arrangement of GPT-2 and of most
-decoders since; Xiong et al., 2020, arXiv:2002.04745, compare it with the
-original post-norm one) computes, for token vectors ``x``,
+One pre-norm transformer block computes, for token vectors ``x``,
 
 .. code-block:: text
 
@@ -14,6 +12,12 @@ where ``attention`` is multi-head self-attention with its output projection
 and ``mlp`` is ``relu(z @ w_1 + b_1) @ w_2 + b_2``. Each step adds a change
 to its input rather than replacing it: the block's output is its input plus
 two changes, of which attention is one.
+
+"Pre-norm" means that each layer norm comes before its step, inside the
+residual path; the original transformer (Vaswani et al., 2017) normalised
+after each addition instead. Xiong et al. (2020, arXiv:2002.04745) compare
+the two arrangements. ``torch.nn.TransformerEncoderLayer(norm_first=True)``
+is this block.
 """
 
 from __future__ import annotations

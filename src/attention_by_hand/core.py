@@ -434,15 +434,14 @@ def multi_head_attention(
     _check_batch(xq.shape[:-2], xkv.shape[:-2], "x_q", "x_kv")
     d_head = d_model // h
     square = (d_model, d_model)
-    kv_shape = (d_model, g * d_head)
-    if g == h:
-        kv_rule = f"[d_model, d_model] = {square} for inputs of width d_model={d_model}"
-    else:
+    square_rule = f"[d_model, d_model] = {square} for inputs of width d_model={d_model}"
+    kv_shape, kv_rule = square, square_rule
+    if g != h:
+        kv_shape = (d_model, g * d_head)
         kv_rule = (
             f"[d_model, kv_heads * d_head] = {kv_shape} for kv_heads={g} heads of width "
             f"d_head={d_head}"
         )
-    square_rule = f"[d_model, d_model] = {square} for inputs of width d_model={d_model}"
     named = {"w_q": w_q, "w_k": w_k, "w_v": w_v, "w_o": w_o}
     rules = {"w_q": (square, square_rule), "w_k": (kv_shape, kv_rule)}
     rules |= {"w_v": (kv_shape, kv_rule), "w_o": (square, square_rule)}

@@ -77,9 +77,8 @@ def rotary_embedding(
     r"""Rotate each coordinate pair of `x` by its position times the pair's frequency.
 
     This is the rotary position embedding of RoFormer (Su et al., 2021,
-    arXiv:2104.09864, section 3.4.2): apply it to the queries and to the
-    keys (never to the values) after their projections and before the dot
-    products.
+    arXiv:2104.09864): apply it to the queries and to the keys (never to
+    the values) after their projections and before the dot products.
 
     **Pairs.** As in the paper, the pairs are *adjacent* coordinates:
     ``(x_0, x_1)``, ``(x_2, x_3)``, ... Pair ``i`` of the token at position
