@@ -2,7 +2,11 @@
 
 PyTorch is an independent implementation: where both are given the same
 seeded random inputs they must agree. Its boolean ``attn_mask`` uses our
-policy (True = the key takes part in attention).
+policy (True = the key takes part in attention). The later sections check
+part three's functions the same way: layer norm and the block against
+``torch.nn.LayerNorm`` and ``torch.nn.TransformerEncoderLayer``, the
+backward pass against autograd, and grouped-query attention against
+``scaled_dot_product_attention(..., enable_gqa=True)``.
 
 Torch is never a runtime dependency. The module is skipped with a reason
 when torch is not importable, except under CI (``CI=true``), where a missing
@@ -12,6 +16,7 @@ torch or a version other than the one the lessons describe (2.13) fails.
 from __future__ import annotations
 
 import importlib.util
+import math
 import os
 from typing import Any
 
@@ -19,11 +24,16 @@ import numpy as np
 import pytest
 
 from attention_by_hand import (
+    BlockParams,
+    attention_backward,
     attention_weights,
     causal_mask,
+    layer_norm,
     multi_head_attention,
     online_attention,
     scaled_dot_product_attention,
+    sliding_window_mask,
+    transformer_block,
 )
 
 pytestmark = pytest.mark.torch
@@ -383,3 +393,218 @@ def test_multi_head_attention_transposed_weights_do_not_match_torch() -> None:
     untransposed = _torch_mha(x, x, [w.T for w in weights], 2)
     assert not np.allclose(ours, untransposed)
     np.testing.assert_allclose(ours, _torch_mha(x, x, weights, 2), rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# layer_norm and transformer_block against torch.nn
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("eps", [1e-5, 0.3])
+@pytest.mark.parametrize("shape", [(5,), (3, 4), (2, 3, 8)])
+def test_layer_norm_matches_torch(shape: tuple, eps: float) -> None:
+    rng = np.random.default_rng(140)
+    d = shape[-1]
+    x = rng.standard_normal(shape) * 3 + 1
+    gain, bias = rng.standard_normal(d), rng.standard_normal(d)
+    norm = torch.nn.LayerNorm(d, eps=eps, dtype=torch.float64)
+    with torch.no_grad():
+        norm.weight.copy_(torch.from_numpy(gain))
+        norm.bias.copy_(torch.from_numpy(bias))
+        theirs = norm(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(layer_norm(x, gain, bias, eps=eps), theirs, rtol=1e-12, atol=1e-12)
+
+
+def _random_block(rng: np.random.Generator, d: int, d_ff: int, n_heads: int) -> BlockParams:
+    def m(*shape: int) -> np.ndarray:
+        return rng.standard_normal(shape) / math.sqrt(shape[0])
+
+    def b(n: int) -> np.ndarray:
+        return rng.standard_normal(n) * 0.1
+
+    return BlockParams(
+        n_heads, m(d, d), m(d, d), m(d, d), m(d, d), m(d, d_ff), m(d_ff, d),
+        b_q=b(d), b_k=b(d), b_v=b(d), b_o=b(d), b_1=b(d_ff), b_2=b(d),
+        ln1_gain=1 + b(d), ln1_bias=b(d), ln2_gain=1 + b(d), ln2_bias=b(d),
+    )  # fmt: skip
+
+
+def _torch_encoder_layer(p: BlockParams) -> Any:
+    """TransformerEncoderLayer(norm_first=True, relu, no dropout) with the weights of `p`.
+
+    torch computes ``x @ W.T``: every matrix goes in transposed. Its layer
+    norms' eps is set to the record's (1e-5 is both defaults).
+    """
+    layer = torch.nn.TransformerEncoderLayer(
+        p.d_model,
+        p.n_heads,
+        dim_feedforward=p.d_ff,
+        dropout=0.0,
+        activation="relu",
+        layer_norm_eps=p.eps,
+        batch_first=True,
+        norm_first=True,
+        dtype=torch.float64,
+    )
+
+    def t(a: np.ndarray | None) -> Any:
+        assert a is not None
+        return torch.from_numpy(np.array(a))  # a writable copy of the read-only record
+
+    with torch.no_grad():
+        attn = layer.self_attn
+        attn.in_proj_weight.copy_(t(np.concatenate([p.w_q.T, p.w_k.T, p.w_v.T])))
+        attn.in_proj_bias.copy_(t(np.concatenate([p.b_q, p.b_k, p.b_v])))  # type: ignore[list-item]
+        attn.out_proj.weight.copy_(t(p.w_o.T))
+        attn.out_proj.bias.copy_(t(p.b_o))
+        layer.linear1.weight.copy_(t(p.w_1.T))
+        layer.linear1.bias.copy_(t(p.b_1))
+        layer.linear2.weight.copy_(t(p.w_2.T))
+        layer.linear2.bias.copy_(t(p.b_2))
+        layer.norm1.weight.copy_(t(p.ln1_gain))
+        layer.norm1.bias.copy_(t(p.ln1_bias))
+        layer.norm2.weight.copy_(t(p.ln2_gain))
+        layer.norm2.bias.copy_(t(p.ln2_bias))
+    return layer.eval()
+
+
+BLOCK_CASES = [
+    # (batch, n, d_model, d_ff, n_heads)
+    (1, 3, 4, 6, 1),
+    (2, 5, 8, 16, 2),
+    (3, 4, 8, 12, 4),
+]
+
+
+@pytest.mark.parametrize("case", BLOCK_CASES, ids=lambda c: "B{}-n{}-d{}-ff{}-h{}".format(*c))
+@pytest.mark.parametrize("masked", [False, True], ids=["no mask", "causal"])
+def test_transformer_block_matches_torch_encoder_layer(case: tuple, masked: bool) -> None:
+    batch, n, d, d_ff, n_heads = case
+    rng = np.random.default_rng(150 + n_heads)
+    params = _random_block(rng, d, d_ff, n_heads)
+    x = rng.standard_normal((batch, n, d))
+    allowed = causal_mask(n) if masked else None
+    ours = transformer_block(x, params, allowed=allowed)
+    layer = _torch_encoder_layer(params)
+    # torch's boolean src_mask is True where a key is *blocked*: it gets ~allowed
+    src_mask = None if allowed is None else torch.from_numpy(~allowed)
+    with torch.no_grad():
+        theirs = layer(torch.from_numpy(x), src_mask=src_mask).numpy()
+    np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-10)
+    if masked:
+        # handing torch the allowed mask itself blocks each query's past and keeps its
+        # future (the last query keeps no key): the other rows come out different
+        with torch.no_grad():
+            wrong = layer(torch.from_numpy(x), src_mask=torch.from_numpy(allowed)).numpy()
+        assert np.all(np.isfinite(wrong[:, :-1]))
+        assert not np.allclose(wrong[:, :-1], ours[:, :-1])
+
+
+# ---------------------------------------------------------------------------
+# attention_backward against autograd
+# ---------------------------------------------------------------------------
+
+
+def _autograd(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, d_out: np.ndarray, **kwargs: Any
+) -> list[np.ndarray]:
+    """Gradients of sum(d_out * sdpa(q, k, v)) by torch autograd."""
+    tq, tk, tv = (torch.from_numpy(a).requires_grad_() for a in (q, k, v))
+    mask = kwargs.pop("attn_mask", None)
+    attn_mask = None if mask is None else torch.from_numpy(mask)
+    out = F.scaled_dot_product_attention(tq, tk, tv, attn_mask=attn_mask, **kwargs)
+    out.backward(torch.from_numpy(d_out))
+    return [t.grad.numpy() for t in (tq, tk, tv)]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=SHAPE_IDS)
+@pytest.mark.parametrize("scale", [None, 0.3], ids=["default scale", "scale=0.3"])
+@pytest.mark.parametrize("masked", [False, True], ids=["no mask", "random mask"])
+def test_attention_backward_matches_autograd(
+    shape: tuple, scale: float | None, masked: bool
+) -> None:
+    batch, n_q, n_k, _d_k, d_v = shape
+    q, k, v = _inputs(160, shape, np.float64)
+    d_out = np.random.default_rng(161).standard_normal((*batch, n_q, d_v))
+    mask = _random_mask(162, (*batch, n_q, n_k)) if masked else None
+    ours = attention_backward(q, k, v, d_out, allowed=mask, scale=scale)
+    theirs = _autograd(q, k, v, d_out, attn_mask=mask, scale=scale)
+    for name, got, want in zip("qkv", ours, theirs, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-12, err_msg=f"d{name}")
+
+
+def test_attention_backward_through_a_broadcast_key_matches_autograd() -> None:
+    # one k and v for a batch of queries: autograd sums the expanded copies' gradients
+    rng = np.random.default_rng(170)
+    q = rng.standard_normal((3, 2, 4, 3))
+    k, v = rng.standard_normal((5, 3)), rng.standard_normal((5, 2))
+    d_out = rng.standard_normal((3, 2, 4, 2))
+    mask = sliding_window_mask(4, 5, window=2, align="bottom-right")
+    tq, tk, tv = (torch.from_numpy(a).requires_grad_() for a in (q, k, v))
+    out = F.scaled_dot_product_attention(
+        tq, tk.expand(3, 2, 5, 3), tv.expand(3, 2, 5, 2), attn_mask=torch.from_numpy(mask)
+    )
+    out.backward(torch.from_numpy(d_out))
+    ours = attention_backward(q, k, v, d_out, allowed=mask)
+    for got, t in zip(ours, (tq, tk, tv), strict=True):
+        np.testing.assert_allclose(got, t.grad.numpy(), rtol=1e-11, atol=1e-12)
+
+
+def test_fully_masked_row_gradients_are_zero_like_torch() -> None:
+    # torch 2.13 on the CPU gives a zero output row where no key is allowed, and
+    # zero gradients through it: the same as empty_rows="zeros"
+    q, k, v = _inputs(180, ((2,), 4, 5, 3, 2), np.float64)
+    d_out = np.random.default_rng(181).standard_normal((2, 4, 2))
+    mask = _random_mask(182, (2, 4, 5))
+    mask[1, 2, :] = False
+    theirs = _autograd(q, k, v, d_out, attn_mask=mask)
+    assert np.all(theirs[0][1, 2] == 0.0)
+    ours = attention_backward(q, k, v, d_out, allowed=mask, empty_rows="zeros")
+    assert np.all(ours.dq[1, 2] == 0.0)
+    for got, want in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# grouped-query attention against enable_gqa=True
+# ---------------------------------------------------------------------------
+
+
+def test_enable_gqa_is_in_this_torch() -> None:
+    # the lessons cite scaled_dot_product_attention(..., enable_gqa=True)
+    assert "enable_gqa" in (F.scaled_dot_product_attention.__doc__ or "")
+
+
+@pytest.mark.parametrize(("n_heads", "kv_heads"), [(4, 2), (4, 1), (6, 3), (4, 4)])
+@pytest.mark.parametrize("masked", [False, True], ids=["no mask", "bottom-right causal"])
+def test_grouped_query_attention_matches_enable_gqa(
+    n_heads: int, kv_heads: int, masked: bool
+) -> None:
+    rng = np.random.default_rng(190 + n_heads + kv_heads)
+    batch, n_q, n_k, d_head = 2, 3, 5, 2
+    d_model = n_heads * d_head
+    x_q, x_kv = (
+        rng.standard_normal((batch, n_q, d_model)),
+        rng.standard_normal((batch, n_k, d_model)),
+    )
+    w_q, w_o = rng.standard_normal((d_model, d_model)), rng.standard_normal((d_model, d_model))
+    w_k = rng.standard_normal((d_model, kv_heads * d_head))
+    w_v = rng.standard_normal((d_model, kv_heads * d_head))
+    mask = causal_mask(n_q, n_k, align="bottom-right") if masked else None
+    ours = multi_head_attention(
+        x_q, x_kv, w_q, w_k, w_v, w_o, n_heads=n_heads, kv_heads=kv_heads, allowed=mask
+    )
+
+    def heads(a: np.ndarray, count: int) -> Any:
+        # [B, n, count * d_head] -> [B, count, n, d_head]
+        return torch.from_numpy(a.reshape(batch, -1, count, d_head).transpose(0, 2, 1, 3).copy())
+
+    out = F.scaled_dot_product_attention(
+        heads(x_q @ w_q, n_heads),
+        heads(x_kv @ w_k, kv_heads),
+        heads(x_kv @ w_v, kv_heads),
+        attn_mask=None if mask is None else torch.from_numpy(mask),
+        enable_gqa=True,
+    ).numpy()  # [B, n_heads, L, d_head]
+    theirs = out.transpose(0, 2, 1, 3).reshape(batch, n_q, d_model) @ w_o
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)

@@ -3,6 +3,7 @@
 Masks are *allowed* masks: True means the key may be attended.
 """
 
+from .block import BlockParams, BlockSteps, layer_norm, transformer_block, transformer_block_steps
 from .core import (
     MAX_MASK_CELLS,
     attention_weights,
@@ -11,20 +12,36 @@ from .core import (
     multi_head_attention,
     padding_mask,
     scaled_dot_product_attention,
+    sliding_window_mask,
     softmax,
 )
+from .gradients import AttentionGradients, attention_backward
+from .kv_cache import kv_cache_bytes
 from .online import OnlineStep, online_attention, online_attention_steps
+from .position import rotary_embedding, rotary_frequencies, sinusoidal_positions
 
 __all__ = [
     "MAX_MASK_CELLS",
+    "AttentionGradients",
+    "BlockParams",
+    "BlockSteps",
     "OnlineStep",
+    "attention_backward",
     "attention_weights",
     "causal_mask",
+    "kv_cache_bytes",
+    "layer_norm",
     "masked_softmax",
     "multi_head_attention",
     "online_attention",
     "online_attention_steps",
     "padding_mask",
+    "rotary_embedding",
+    "rotary_frequencies",
     "scaled_dot_product_attention",
+    "sinusoidal_positions",
+    "sliding_window_mask",
     "softmax",
+    "transformer_block",
+    "transformer_block_steps",
 ]

@@ -27,6 +27,7 @@ __all__ = [
     "multi_head_attention",
     "padding_mask",
     "scaled_dot_product_attention",
+    "sliding_window_mask",
     "softmax",
 ]
 
@@ -298,6 +299,7 @@ def multi_head_attention(
     w_o: ArrayLike,
     *,
     n_heads: int,
+    kv_heads: int | None = None,
     allowed: ArrayLike | None = None,
     scale: float | None = None,
     empty_rows: EmptyRows = "raise",
@@ -305,11 +307,23 @@ def multi_head_attention(
     r"""Multi-head attention without biases, as in Vaswani et al. (2017).
 
     The queries are ``x_q @ w_q``, the keys ``x_kv @ w_k`` and the values
-    ``x_kv @ w_v``. Their ``d_model`` columns are split into `n_heads` equal
-    groups of ``d_head = d_model // n_heads`` consecutive columns (head ``h``
-    takes columns ``h * d_head`` to ``(h + 1) * d_head - 1``); each head runs
-    :func:`scaled_dot_product_attention` on its own columns; the heads'
-    outputs are concatenated in head order and multiplied by `w_o`.
+    ``x_kv @ w_v``. The ``d_model`` columns of the queries are split into
+    `n_heads` equal groups of ``d_head = d_model // n_heads`` consecutive
+    columns (head ``h`` takes columns ``h * d_head`` to
+    ``(h + 1) * d_head - 1``), and the columns of the keys and values into
+    `kv_heads` groups of the same width; each query head runs
+    :func:`scaled_dot_product_attention` on its own columns and those of its
+    key/value head; the heads' outputs are concatenated in head order and
+    multiplied by `w_o`.
+
+    With ``kv_heads=n_heads`` (the default) every query head has its own
+    keys and values: multi-head attention. With fewer key/value heads,
+    ``n_heads // kv_heads`` consecutive query heads share one: query head
+    ``h`` reads key/value head ``h // (n_heads // kv_heads)``. That is
+    grouped-query attention (Ainslie et al., 2023, arXiv:2305.13245), and
+    with ``kv_heads=1`` multi-query attention (Shazeer, 2019,
+    arXiv:1911.02150). The grouping is that of PyTorch's
+    ``scaled_dot_product_attention(..., enable_gqa=True)``.
 
     Parameters
     ----------
@@ -318,11 +332,18 @@ def multi_head_attention(
     x_kv : array_like, shape ``[..., S, d_model]``
         The token vectors the keys and values are computed from (`x_q` again
         for self-attention).
-    w_q, w_k, w_v, w_o : array_like, shape ``[d_model, d_model]``
-        Projection matrices, applied on the right: ``x @ w``. (PyTorch stores
-        the transposes: ``torch.nn.MultiheadAttention`` computes ``x @ W.T``.)
+    w_q, w_o : array_like, shape ``[d_model, d_model]``
+        Query and output projections, applied on the right: ``x @ w``.
+        (PyTorch stores the transposes: ``torch.nn.MultiheadAttention``
+        computes ``x @ W.T``.)
+    w_k, w_v : array_like, shape ``[d_model, kv_heads * d_head]``
+        Key and value projections; ``[d_model, d_model]`` when
+        ``kv_heads=n_heads``.
     n_heads : int
-        Number of heads; it must divide ``d_model``.
+        Number of query heads; it must divide ``d_model``.
+    kv_heads : int, optional
+        Number of key/value heads; it must divide `n_heads`. Default:
+        `n_heads`.
     allowed : array_like of bool, optional
         **True means the key may be attended.** Broadcasts to
         ``[..., L, S]``; the same mask applies to every head.
@@ -339,12 +360,13 @@ def multi_head_attention(
     Raises
     ------
     TypeError
-        If an array is not real, `allowed` is not boolean, `n_heads` is not
-        an integer or `scale` is not a real number.
+        If an array is not real, `allowed` is not boolean, `n_heads` or
+        `kv_heads` is not an integer or `scale` is not a real number.
     ValueError
         If a shape is wrong (each message names the array and its shape),
-        `n_heads` does not divide ``d_model``, an input is not finite, or a
-        query has no allowed key and ``empty_rows="raise"``.
+        `n_heads` does not divide ``d_model``, `kv_heads` does not divide
+        `n_heads`, an input is not finite, or a query has no allowed key and
+        ``empty_rows="raise"``.
 
     Examples
     --------
@@ -363,9 +385,28 @@ def multi_head_attention(
     >>> out = multi_head_attention(x_q, x_kv, eye, eye, w_v, eye, n_heads=2, scale=np.log(2))
     >>> out.round(6).tolist()
     [[2.0, 4.0]]
+
+    With one key/value head (multi-query attention) both query heads read
+    the same key column 0 and value column 0, holding 3 and 0. Head 0's
+    query is 1: weights 2/3 and 1/3, output 2. Head 1's query is 0: its
+    dot products are 0 and 0, weights 1/2 and 1/2, output 3/2.
+
+    >>> x_q = [[1.0, 0.0]]
+    >>> w_k, w_v = [[1.0], [0.0]], [[3.0], [0.0]]
+    >>> out = multi_head_attention(
+    ...     x_q, x_kv, eye, w_k, w_v, eye, n_heads=2, kv_heads=1, scale=np.log(2)
+    ... )
+    >>> out.round(6).tolist()
+    [[2.0, 1.5]]
     """
     _check_empty_rows_option(empty_rows)
     h = _positive_int(n_heads, "n_heads")
+    g = h if kv_heads is None else _positive_int(kv_heads, "kv_heads")
+    if h % g != 0:
+        raise ValueError(
+            f"kv_heads={g} does not divide n_heads={h}; each key/value head is shared by "
+            f"n_heads // kv_heads query heads, so n_heads must be a multiple of kv_heads"
+        )
     xq = _real_array(x_q, "x_q")
     xkv = _real_array(x_kv, "x_kv")
     for name, a, axes in (("x_q", xq, "[..., L, d_model]"), ("x_kv", xkv, "[..., S, d_model]")):
@@ -391,17 +432,26 @@ def multi_head_attention(
             f"d_model // n_heads columns, so d_model must be a multiple of n_heads"
         )
     _check_batch(xq.shape[:-2], xkv.shape[:-2], "x_q", "x_kv")
+    d_head = d_model // h
+    square = (d_model, d_model)
+    square_rule = f"[d_model, d_model] = {square} for inputs of width d_model={d_model}"
+    kv_shape, kv_rule = square, square_rule
+    if g != h:
+        kv_shape = (d_model, g * d_head)
+        kv_rule = (
+            f"[d_model, kv_heads * d_head] = {kv_shape} for kv_heads={g} heads of width "
+            f"d_head={d_head}"
+        )
     named = {"w_q": w_q, "w_k": w_k, "w_v": w_v, "w_o": w_o}
+    rules = {"w_q": (square, square_rule), "w_k": (kv_shape, kv_rule)}
+    rules |= {"w_v": (kv_shape, kv_rule), "w_o": (square, square_rule)}
     weights = [_real_array(w, name) for name, w in named.items()]
     for name, wa in zip(named, weights, strict=True):
-        if wa.shape != (d_model, d_model):
-            raise ValueError(
-                f"{name} must have shape [d_model, d_model] = {(d_model, d_model)} for "
-                f"inputs of width d_model={d_model}; got shape {wa.shape}"
-            )
+        shape, rule = rules[name]
+        if wa.shape != shape:
+            raise ValueError(f"{name} must have shape {rule}; got shape {wa.shape}")
     for name, a in zip(("x_q", "x_kv", *named), (xq, xkv, *weights), strict=True):
         _check_finite(a, None, name)
-    d_head = d_model // h
     factor = 1.0 / math.sqrt(d_head) if scale is None else _check_scale(scale)
     dtype = np.result_type(xq, xkv, *weights)
     xq, xkv = xq.astype(dtype, copy=False), xkv.astype(dtype, copy=False)
@@ -409,19 +459,9 @@ def multi_head_attention(
     batch = np.broadcast_shapes(xq.shape[:-2], xkv.shape[:-2])
     keep = _keep_mask(allowed, (*batch, xq.shape[-2], xkv.shape[-2]))
     _check_empty_rows(keep, empty_rows)
-
-    def split(x: NDArray) -> NDArray:
-        # [..., n, d_model] -> [..., n, h, d_head] -> [..., h, n, d_head]
-        return np.swapaxes(x.reshape(*x.shape[:-1], h, d_head), -2, -3)
-
-    # [..., L, d_model] @ [d_model, d_model] -> [..., L, d_model], likewise for S
-    q, k, v = split(xq @ wq), split(xkv @ wk), split(xkv @ wv)
-    # the same mask for every head: [..., L, S] -> [..., 1, L, S] -> [..., h, L, S]
-    head_keep = np.broadcast_to(keep[..., np.newaxis, :, :], (*batch, h, *keep.shape[-2:]))
-    heads = _attend(_Inputs(q, k, v, head_keep, factor))  # [..., h, L, d_head]
-    # [..., h, L, d_head] -> [..., L, h, d_head] -> [..., L, d_model]: heads side by side
-    concat = np.swapaxes(heads, -2, -3)
-    concat = concat.reshape(*concat.shape[:-2], d_model)
+    # [..., L, d_model] @ [d_model, d_model] -> [..., L, d_model];
+    # [..., S, d_model] @ [d_model, kv_heads * d_head] -> [..., S, kv_heads * d_head]
+    _, concat = _heads_attention(xq @ wq, xkv @ wk, xkv @ wv, keep, factor, h, g)
     return concat @ wo  # [..., L, d_model]
 
 
@@ -475,18 +515,80 @@ def causal_mask(
     >>> causal_mask(2, 3, align="bottom-right").astype(int).tolist()
     [[1, 1, 0], [1, 1, 1]]
     """
-    n_q = _positive_int(n_queries, "n_queries")
-    n_k = n_q if n_keys is None else _positive_int(n_keys, "n_keys")
-    _check_choice(align, "align", _ALIGNS)
-    if n_q * n_k > MAX_MASK_CELLS:
-        raise ValueError(
-            f"causal_mask({n_q}, {n_k}) would hold {n_q * n_k:.3g} cells; the limit is "
-            f"n_queries * n_keys <= 10**8 cells (MAX_MASK_CELLS, 100 MB of booleans). "
-            f"Build the mask for a block of queries at a time"
-        )
+    n_q, n_k, offset = _mask_geometry(n_queries, n_keys, align, "causal_mask")
     # [L, S]: key j is allowed for query i when j <= i + offset
-    offset = 0 if align == "top-left" else n_k - n_q
     return np.tri(n_q, n_k, k=offset, dtype=bool)
+
+
+def sliding_window_mask(
+    n_queries: int,
+    n_keys: int | None = None,
+    *,
+    window: int,
+    align: CausalAlign = "top-left",
+) -> NDArray[np.bool_]:
+    """Allowed mask in which each query may attend only the last `window` keys up to its own.
+
+    It is :func:`causal_mask` with every key more than ``window - 1``
+    positions behind the query blocked as well: a band of width `window`
+    along the diagonal. This is the sliding-window attention of Longformer
+    (Beltagy et al., 2020, arXiv:2004.05150) in its causal form, as used by
+    Mistral 7B (Jiang et al., 2023, arXiv:2310.06825): a decoder that
+    attends this way needs to keep only the last `window` keys and values.
+
+    Parameters
+    ----------
+    n_queries : int
+        Number of query positions ``L`` (at least 1).
+    n_keys : int, optional
+        Number of key positions ``S`` (at least 1). Default: ``n_queries``.
+    window : int
+        How many keys each query may attend at most, **its own position
+        included** (at least 1): query position ``p`` may attend the keys
+        ``p - window + 1 .. p``. ``window=1`` lets each query attend only its
+        own position; a window of ``S`` or more is :func:`causal_mask`.
+        (Libraries differ by one here: some count the keys behind the query
+        only, and allow ``window + 1`` keys.)
+    align : {"top-left", "bottom-right"}, optional
+        Which key position each query stands at when ``L != S``, as in
+        :func:`causal_mask`: ``"top-left"`` puts query ``i`` at key position
+        ``i``; ``"bottom-right"`` puts it at ``i + S - L`` (the last ``L`` of
+        ``S`` positions, as in a decoder with a cache).
+
+    Returns
+    -------
+    ndarray of bool, shape ``[L, S]``
+        **True means the key may be attended.** Query ``i`` at position
+        ``p`` may attend key ``j`` when ``p - window < j <= p``.
+
+    Raises
+    ------
+    TypeError
+        If `n_queries`, `n_keys` or `window` is not an integer, or `align`
+        is not a string.
+    ValueError
+        If `n_queries`, `n_keys` or `window` is below 1, `align` is another
+        string, or the mask would have more than :data:`MAX_MASK_CELLS`
+        (10**8) cells.
+
+    Examples
+    --------
+    Five tokens, a window of 3: from token 2 on, each query sees itself
+    and the two keys before it.
+
+    >>> sliding_window_mask(5, window=3).astype(int).tolist()
+    [[1, 0, 0, 0, 0], [1, 1, 0, 0, 0], [1, 1, 1, 0, 0], [0, 1, 1, 1, 0], [0, 0, 1, 1, 1]]
+
+    Two new queries at the end of five positions:
+
+    >>> sliding_window_mask(2, 5, window=2, align="bottom-right").astype(int).tolist()
+    [[0, 0, 1, 1, 0], [0, 0, 0, 1, 1]]
+    """
+    n_q, n_k, offset = _mask_geometry(n_queries, n_keys, align, "sliding_window_mask")
+    w = _positive_int(window, "window")
+    # [L, S]: key j is allowed for query i when i + offset - window < j <= i + offset
+    behind = np.tri(n_q, n_k, k=offset - w, dtype=bool)  # j <= i + offset - window
+    return np.tri(n_q, n_k, k=offset, dtype=bool) & ~behind
 
 
 def padding_mask(is_real: ArrayLike) -> NDArray[np.bool_]:
@@ -562,10 +664,57 @@ def _checked_scores(q: NDArray, k: NDArray, factor: float, keep: NDArray[np.bool
 
 
 def _attend(inputs: _Inputs) -> NDArray[np.floating]:
+    return _weights_and_output(inputs)[1]
+
+
+def _weights_and_output(inputs: _Inputs) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
     q, k, v, keep, factor = inputs
-    w = _masked_softmax(_checked_scores(q, k, factor, keep), keep, -1)
+    w = _masked_softmax(_checked_scores(q, k, factor, keep), keep, -1)  # [..., L, S]
     # [..., L, S] @ [..., S, d_v] -> [..., L, d_v]
-    return w @ v
+    return w, w @ v
+
+
+def _heads_attention(
+    q: NDArray,
+    k: NDArray,
+    v: NDArray,
+    keep: NDArray[np.bool_],
+    factor: float,
+    n_heads: int,
+    kv_heads: int,
+) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
+    """Every head's attention on projected, validated input of one dtype.
+
+    `q` is ``[..., L, n_heads * d_head]``, `k` and `v` are
+    ``[..., S, kv_heads * d_head]`` and `keep` is ``[..., L, S]``, the same
+    for every head. Returns the weights ``[..., n_heads, L, S]`` and the
+    heads' outputs side by side, ``[..., L, n_heads * d_head]``. Query head
+    ``i`` reads key/value head ``i // (n_heads // kv_heads)``.
+    """
+    h, g = n_heads, kv_heads
+    n_q, n_k, d_head = q.shape[-2], k.shape[-2], q.shape[-1] // h
+
+    def split(x: NDArray, n: int) -> NDArray:
+        # [..., n_tokens, n * d_head] -> [..., n_tokens, n, d_head] -> [..., n, n_tokens, d_head]
+        return np.swapaxes(x.reshape(*x.shape[:-1], n, d_head), -2, -3)
+
+    # queries [..., h, L, d_head] -> [..., g, h // g, L, d_head]: the query heads of a group
+    # side by side; keys and values [..., g, S, d_head] -> [..., g, 1, S, d_head], shared
+    # by the group through broadcasting (nothing is copied)
+    q_heads = split(q, h).reshape(*q.shape[:-2], g, h // g, n_q, d_head)
+    k_heads = split(k, g)[..., np.newaxis, :, :]
+    v_heads = split(v, g)[..., np.newaxis, :, :]
+    batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2])
+    # the same mask for every head: [..., L, S] -> [..., g, h // g, L, S]
+    head_keep = np.broadcast_to(
+        keep[..., np.newaxis, np.newaxis, :, :], (*batch, g, h // g, n_q, n_k)
+    )
+    w, out = _weights_and_output(_Inputs(q_heads, k_heads, v_heads, head_keep, factor))
+    w = w.reshape(*w.shape[:-4], h, n_q, n_k)  # [..., h, L, S]
+    out = out.reshape(*out.shape[:-4], h, n_q, d_head)  # [..., h, L, d_head]
+    # [..., h, L, d_head] -> [..., L, h, d_head] -> [..., L, h * d_head]: heads side by side
+    out = np.swapaxes(out, -2, -3)
+    return w, out.reshape(*out.shape[:-2], h * d_head)
 
 
 def _attention_inputs(
@@ -625,6 +774,25 @@ def _check_empty_rows(keep: NDArray[np.bool_], empty_rows: object) -> None:
 # ---------------------------------------------------------------------------
 # Validation helpers (messages say what was given and what is expected)
 # ---------------------------------------------------------------------------
+
+
+def _mask_geometry(
+    n_queries: object, n_keys: object, align: object, name: str
+) -> tuple[int, int, int]:
+    """Check a mask's size and alignment; return ``(L, S, offset)``.
+
+    Query ``i`` stands at key position ``i + offset``.
+    """
+    n_q = _positive_int(n_queries, "n_queries")
+    n_k = n_q if n_keys is None else _positive_int(n_keys, "n_keys")
+    _check_choice(align, "align", _ALIGNS)
+    if n_q * n_k > MAX_MASK_CELLS:
+        raise ValueError(
+            f"{name}({n_q}, {n_k}) would hold {n_q * n_k:.3g} cells; the limit is "
+            f"n_queries * n_keys <= 10**8 cells (MAX_MASK_CELLS, 100 MB of booleans). "
+            f"Build the mask for a block of queries at a time"
+        )
+    return n_q, n_k, 0 if align == "top-left" else n_k - n_q
 
 
 def _real_array(value: ArrayLike, name: str) -> NDArray[np.floating]:
@@ -752,10 +920,15 @@ def _check_choice(value: object, name: str, choices: tuple[str, ...]) -> None:
 
 
 def _positive_int(n: object, name: str) -> int:
+    return _int_at_least(n, name, 1)
+
+
+def _int_at_least(n: object, name: str, least: int) -> int:
+    # a bool is an Integral too, and a float such as 2.0 is not: both are refused
     if isinstance(n, bool) or not isinstance(n, numbers.Integral):
         raise TypeError(f"{name} must be an integer; got {n!r} of type {type(n).__name__}")
-    if n < 1:
-        raise ValueError(f"{name} must be at least 1; got {n}")
+    if n < least:
+        raise ValueError(f"{name} must be at least {least}; got {n}")
     return int(n)
 
 
