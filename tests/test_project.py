@@ -191,6 +191,21 @@ def test_a_tampered_hash_stops_the_install(tmp_path: Path) -> None:
     assert not list(tmp_path.glob("into-tampered.txt/mergedeep*"))
 
 
+def test_the_version_is_written_once_and_read_at_run_time() -> None:
+    """pyproject.toml sets it; the package reads it from the installed metadata."""
+    import attention_by_hand
+
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "version"
+    ]
+    assert attention_by_hand.__version__ == version, (
+        "the installed metadata is not pyproject.toml's version (`make install`)"
+    )
+    init = (ROOT / "src" / "attention_by_hand" / "__init__.py").read_text(encoding="utf-8")
+    assert version not in init
+    assert 'version("attention-by-hand")' in init
+
+
 def test_pytest_settings_follow_the_scientific_python_guide() -> None:
     options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"][
         "pytest"
