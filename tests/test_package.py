@@ -50,7 +50,7 @@ from typing import Any
 import pytest
 from mkdocs.utils.yaml import yaml_load
 from packaging.requirements import Requirement
-from project import LOCK, locked, normalized, project_files
+from project import LOCK, locked, normalized, pip, project_files
 from sybil import Sybil
 
 from attention_by_hand.book.notebook import ipynb_text
@@ -286,13 +286,12 @@ def _pip_install(python: Path, lines: list[str], folder: Path) -> None:
     """Install `lines` (a requirements file's) into `python`'s environment, every file hashed."""
     requirements = folder / "requirements.txt"
     requirements.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    env = {key: value for key, value in os.environ.items() if not key.startswith("PIP_")}
-    _run(
-        sys.executable, "-m", "pip", "--disable-pip-version-check", "--python", python,
-        "install", "--quiet", "--no-input", "--require-hashes", "--only-binary", ":all:",
-        "-r", requirements,
-        cwd=folder, env=env,
+    result = pip(
+        "--python", str(python), "install", "--quiet", "--no-input", "--require-hashes",
+        "--only-binary", ":all:", "-r", str(requirements),
+        cwd=folder, timeout=900,
     )  # fmt: skip
+    assert result.returncode == 0, f"pip install -r {requirements}:\n{result.stderr}"
 
 
 def _reader_env(home: Path) -> dict[str, str]:
