@@ -63,6 +63,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 NAME = PROJECT["name"]
 VERSION = PROJECT["version"]
+#: How the sdist, the wheel and its .dist-info folder begin.
+STEM = f"{NAME.replace('-', '_')}-{VERSION}"
 #: The package index page (``readme`` in pyproject.toml).
 PACKAGE_README = ROOT / PROJECT["readme"]
 #: Every page whose Python a reader may copy: the book's, and the package index page.
@@ -90,7 +92,7 @@ NEEDS_REPOSITORY: dict[tuple[str, str], str] = {
     (
         "docs/lessons/attention-matrix.md",
         "allowed = np.array([True, True, False])  # the last key is blocked",
-    ): ("the same `scores`, set only by the invisible check"),
+    ): "the same `scores`, set only by the invisible check",
 }
 
 #: The notebook imports the book's check, ``claim()``, from
@@ -186,9 +188,8 @@ def test_twine_finds_the_sdist_and_wheel_fit_for_pypi(dists: Dists) -> None:
 
 
 def test_the_files_are_named_for_the_version_in_pyproject(dists: Dists) -> None:
-    stem = f"{NAME.replace('-', '_')}-{VERSION}"
-    assert dists.sdist.name == f"{stem}.tar.gz"
-    assert dists.wheel.name == f"{stem}-py3-none-any.whl"
+    assert dists.sdist.name == f"{STEM}.tar.gz"
+    assert dists.wheel.name == f"{STEM}-py3-none-any.whl"
 
 
 def test_the_wheel_holds_the_package_its_types_and_its_licence(dists: Dists) -> None:
@@ -198,16 +199,15 @@ def test_the_wheel_holds_the_package_its_types_and_its_licence(dists: Dists) -> 
     # the book's build ships too (behind the `docs` extra), but nothing else of the repository
     assert "attention_by_hand/book/plugin.py" in names
     tops = {name.split("/")[0] for name in names}
-    assert tops == {"attention_by_hand", f"{NAME.replace('-', '_')}-{VERSION}.dist-info"}, tops
-    licence = f"{NAME.replace('-', '_')}-{VERSION}.dist-info/licenses/LICENSE"
+    assert tops == {"attention_by_hand", f"{STEM}.dist-info"}, tops
+    licence = f"{STEM}.dist-info/licenses/LICENSE"
     with zipfile.ZipFile(dists.wheel) as wheel:
         assert wheel.read(licence) == (ROOT / "LICENSE").read_bytes()
     assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License\n")
 
 
 def test_the_sdist_holds_what_builds_the_wheel_and_no_tests(dists: Dists) -> None:
-    top = f"{NAME.replace('-', '_')}-{VERSION}"
-    names = {name.removeprefix(f"{top}/") for name in dists.sdist_names()}
+    names = {name.removeprefix(f"{STEM}/") for name in dists.sdist_names()}
     wanted = {"PKG-INFO", "pyproject.toml", "LICENSE", PROJECT["readme"]}
     wanted |= {"src/attention_by_hand/__init__.py", "src/attention_by_hand/py.typed"}
     assert wanted <= names, sorted(wanted - names)
@@ -238,12 +238,33 @@ def test_the_links_point_at_the_book_and_its_repository() -> None:
     assert urls["Source"] == repository
     assert urls["Issues"] == f"{repository}/issues"
     # GitHub Pages publishes github.com/<owner>/<repo> at <owner>.github.io/<repo>/
-    owner, repo = re.fullmatch(r"https://github\.com/([^/]+)/([^/]+)", repository).groups()  # type: ignore[union-attr]
-    assert urls["Homepage"] == f"https://{owner}.github.io/{repo}/"
+    github = re.fullmatch(r"https://github\.com/(?P<owner>[^/]+)/(?P<repo>[^/]+)", repository)
+    assert github, repository
+    assert urls["Homepage"] == f"https://{github['owner']}.github.io/{github['repo']}/"
     readme = PACKAGE_README.read_text(encoding="utf-8")
     assert f"<{urls['Homepage']}>" in readme
     assert f"<{repository}>" in readme
     assert f"pip install {NAME}\n" in readme
+
+
+def test_the_package_readme_names_only_what_the_package_exports() -> None:
+    """Each function the index page lists is one that ``attention_by_hand`` exports."""
+    import attention_by_hand
+
+    readme = PACKAGE_README.read_text(encoding="utf-8")
+    listed = readme.split("What it holds:", 1)[1].split("\n- `attention_by_hand.figures`")[0]
+    names = re.findall(r"`([a-z_]+)`", listed)
+    assert "masked_softmax" in names
+    assert set(names) - {"attention_by_hand"} <= set(attention_by_hand.__all__), names
+
+
+def test_the_package_readme_shows_no_python_that_is_not_run() -> None:
+    """The guard of tests/test_docs_examples.py, on the index page: `python` and `output` only."""
+    from test_docs_examples import OUTPUTISH, PYTHONISH, _opening_fences
+
+    infos = [info for _, info in _opening_fences(PACKAGE_README.read_text(encoding="utf-8"))]
+    checked = [info for info in infos if PYTHONISH.match(info) or OUTPUTISH.match(info)]
+    assert checked == ["python", "output"], infos
 
 
 # ---------------------------------------------------------------------------
@@ -286,9 +307,12 @@ def _pip_install(python: Path, lines: list[str], folder: Path) -> None:
     """Install `lines` (a requirements file's) into `python`'s environment, every file hashed."""
     requirements = folder / "requirements.txt"
     requirements.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    # --no-compile: pip would compile every module of Matplotlib and the
+    # kernel (about 40% of the install's time here); the runs compile what
+    # they import
     result = pip(
         "--python", str(python), "install", "--quiet", "--no-input", "--require-hashes",
-        "--only-binary", ":all:", "-r", str(requirements),
+        "--only-binary", ":all:", "--no-compile", "-r", str(requirements),
         cwd=folder, timeout=900,
     )  # fmt: skip
     assert result.returncode == 0, f"pip install -r {requirements}:\n{result.stderr}"
