@@ -24,7 +24,7 @@ ifneq ($(SOURCE_DATE_EPOCH),)
 export SOURCE_DATE_EPOCH
 endif
 
-.PHONY: install lock serve build strict offline test test-fast lint clean mutate-numbers
+.PHONY: install lock serve build strict offline test test-fast lint dist clean mutate-numbers
 
 # pip checks every file it downloads against the lock and stops at the first
 # mismatch. The project itself cannot be hash-checked (pip refuses editable
@@ -108,8 +108,19 @@ lint: $(STAMP)  ## ruff check, ruff format --check, mypy on src/, zizmor on .git
 	$(BIN)/mypy
 	$(BIN)/zizmor --offline .github/
 
+# The package readers install with `pip install attention-by-hand`: its sdist,
+# and the wheel built from that sdist (so a file missing from the sdist fails
+# here), by the locked setuptools (--no-isolation: nothing else is fetched);
+# then twine checks both as PyPI would. The release workflow
+# (.github/workflows/release.yml) runs this target and uploads dist/.
+DIST := dist
+dist: $(STAMP)  ## build the sdist and the wheel into dist/ and check them with twine
+	rm -rf $(DIST)
+	$(BIN)/python -m build --no-isolation --outdir $(DIST) .
+	$(BIN)/twine check --strict $(DIST)/*
+
 mutate-numbers: $(STAMP)  ## change each number a reader sees, one at a time; count what the checks catch (minutes)
 	$(BIN)/python benchmarks/mutate_numbers.py
 
-clean:  ## remove the virtual environment, axe-core and built sites
-	rm -rf $(VENV) tests/node_modules site site-offline
+clean:  ## remove the virtual environment, axe-core, built sites and packages
+	rm -rf $(VENV) tests/node_modules site site-offline $(DIST)

@@ -152,6 +152,24 @@ def run_in_copy(copy: Path, *args: str, timeout: float = 900) -> subprocess.Comp
     )
 
 
+def pip(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run this environment's pip with `args` in `cwd`, as a fresh shell would.
+
+    No ``PIP_*`` variable of this session is passed on (pip's configuration
+    files still apply: a machine's own mirror is used, every file hashed).
+    """
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PIP_")}
+    return subprocess.run(
+        [sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=timeout,
+    )
+
+
 #: The toolchain's lock, written by `make lock` (pip-compile --generate-hashes)
 #: and installed by `make install` with --require-hashes.
 LOCK = ROOT / "requirements" / "test.txt"

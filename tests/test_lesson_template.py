@@ -13,6 +13,7 @@ import posixpath
 import re
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -347,6 +348,20 @@ def test_every_page_has_an_edit_link_and_the_source_revision(site_dir: Path) -> 
     revision = revisions.pop()
     assert re.fullmatch(r"[0-9a-f]{12}|unknown", revision)
     assert _is_built_revision(revision), revision
+
+
+def test_every_page_names_the_package_version_beside_the_revision(site_dir: Path) -> None:
+    """The footer: the release whose `pip install` runs the pages' code, as pyproject says."""
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "version"
+    ]
+    pages = sorted([*(ROOT / "docs").rglob("*.md"), *(ROOT / "docs" / "notebooks").glob("*.py")])
+    for source in pages:
+        page = _built(site_dir, source.relative_to(ROOT / "docs").as_posix())
+        footer = page.split('<div class="abh-revision">', 1)[1].split("</div>", 1)[0]
+        shown = re.sub(r"<[^>]+>|\s+", " ", footer).split()
+        assert shown[-4:] == ["the", "package", "attention-by-hand", version], (source, shown)
+        assert f"<code data-abh-package-version>{version}</code>" in footer, source
 
 
 # ---------------------------------------------------------------------------

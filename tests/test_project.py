@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import subprocess
-import sys
 import tomllib
 from importlib.metadata import distributions
 from pathlib import Path
@@ -14,7 +12,7 @@ from pathlib import Path
 import pytest
 from mkdocs.utils.yaml import yaml_load
 from packaging.requirements import Requirement
-from project import LOCK, locked, normalized
+from project import LOCK, locked, normalized, pip
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -137,19 +135,6 @@ def test_the_lock_matches_the_install_here() -> None:
     )
 
 
-def _pip(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("PIP_")}
-    return subprocess.run(
-        [sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
-
-
 @pytest.mark.tools
 def test_a_tampered_hash_stops_the_install(tmp_path: Path) -> None:
     """On a copy of one lock entry, a changed hash makes pip refuse the file, saying so.
@@ -163,7 +148,7 @@ def test_a_tampered_hash_stops_the_install(tmp_path: Path) -> None:
     entry = f"mergedeep=={version} " + " ".join(f"--hash=sha256:{h}" for h in hashes)
     (tmp_path / "locked.txt").write_text(entry + "\n", encoding="utf-8")
     files = tmp_path / "files"
-    fetched = _pip(
+    fetched = pip(
         "download", "--quiet", "--no-deps", "--only-binary", ":all:", "--require-hashes",
         "-r", "locked.txt", "-d", str(files), cwd=tmp_path,
     )  # fmt: skip
@@ -171,7 +156,7 @@ def test_a_tampered_hash_stops_the_install(tmp_path: Path) -> None:
     (wheel,) = files.glob("mergedeep-*.whl")
 
     def install(lock: str) -> subprocess.CompletedProcess[str]:
-        return _pip(
+        return pip(
             "install", "--no-index", "--find-links", str(files), "--no-deps",
             "--require-hashes", "--target", str(tmp_path / f"into-{lock}"), "-r", lock,
             cwd=tmp_path,
@@ -189,6 +174,21 @@ def test_a_tampered_hash_stops_the_install(tmp_path: Path) -> None:
     assert fake in refused.stderr.split("Got")[0]  # listed as expected
     assert f"Got        {real}" in refused.stderr
     assert not list(tmp_path.glob("into-tampered.txt/mergedeep*"))
+
+
+def test_the_version_is_written_once_and_read_at_run_time() -> None:
+    """pyproject.toml sets it; the package reads it from the installed metadata."""
+    import attention_by_hand
+
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "version"
+    ]
+    assert attention_by_hand.__version__ == version, (
+        "the installed metadata is not pyproject.toml's version (`make install`)"
+    )
+    init = (ROOT / "src" / "attention_by_hand" / "__init__.py").read_text(encoding="utf-8")
+    assert version not in init
+    assert 'version("attention-by-hand")' in init
 
 
 def test_pytest_settings_follow_the_scientific_python_guide() -> None:

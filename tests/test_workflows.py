@@ -4,14 +4,19 @@ Each workflow file is loaded with PyYAML (where ``on:`` is read as ``True``,
 YAML 1.1) and the jobs and steps that matter are checked: the pull-request
 workflow runs the README's test command, builds strictly and uploads the
 site; the Pages workflow tests, builds strictly and deploys with the official
-Pages actions, only from main.
+Pages actions, only from main; the release workflow builds, checks and tests
+the package on every pull request and version tag, and publishes it to PyPI
+with trusted publishing from a pushed version tag only.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
+import subprocess
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 WORKFLOWS = ROOT / ".github" / "workflows"
 PULL_REQUEST = WORKFLOWS / "pull-request.yml"
 PAGES = WORKFLOWS / "pages.yml"
+RELEASE = WORKFLOWS / "release.yml"
+EVERY_WORKFLOW = [PULL_REQUEST, PAGES, RELEASE]
 ON_MAIN = "github.ref == 'refs/heads/main'"
 
 
@@ -89,15 +96,17 @@ def _permissions(workflow: dict[str, Any], job: dict[str, Any]) -> dict[str, str
 # ---------------------------------------------------------------------------
 
 
-def test_the_two_workflows_exist() -> None:
-    assert sorted(p.name for p in WORKFLOWS.glob("*.y*ml")) == ["pages.yml", "pull-request.yml"]
+def test_the_three_workflows_exist() -> None:
+    assert sorted(p.name for p in WORKFLOWS.glob("*.y*ml")) == sorted(
+        p.name for p in EVERY_WORKFLOW
+    )
 
 
 #: `uses: owner/repo@<commit SHA> # vX.Y.Z`, the form Dependabot keeps up to date.
 PINNED = re.compile(r"[\w.-]+/[\w.-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+")
 
 
-@pytest.mark.parametrize("path", [PULL_REQUEST, PAGES], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", EVERY_WORKFLOW, ids=lambda p: p.name)
 def test_every_action_is_pinned_to_a_commit_with_its_version(path: Path) -> None:
     workflow = _load(path)
     uses = [s["uses"] for job in workflow["jobs"].values() for s in _steps(job) if "uses" in s]
@@ -123,7 +132,7 @@ def test_the_pin_form_rejects_tags_short_shas_and_missing_versions(line: str) ->
     assert not PINNED.fullmatch(line)
 
 
-@pytest.mark.parametrize("path", [PULL_REQUEST, PAGES], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", EVERY_WORKFLOW, ids=lambda p: p.name)
 def test_checkouts_leave_no_credentials_behind(path: Path) -> None:
     workflow = _load(path)
     checkouts = [
@@ -137,7 +146,7 @@ def test_checkouts_leave_no_credentials_behind(path: Path) -> None:
         assert step.get("with", {}).get("persist-credentials") is False, step
 
 
-@pytest.mark.parametrize("path", [PULL_REQUEST, PAGES], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", EVERY_WORKFLOW, ids=lambda p: p.name)
 def test_no_permission_by_default_and_each_job_names_its_own(path: Path) -> None:
     workflow = _load(path)
     assert workflow["permissions"] == {}
@@ -145,7 +154,7 @@ def test_no_permission_by_default_and_each_job_names_its_own(path: Path) -> None
         assert isinstance(job.get("permissions"), dict), f"job {name} declares no permissions"
 
 
-@pytest.mark.parametrize("path", [PULL_REQUEST, PAGES], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", EVERY_WORKFLOW, ids=lambda p: p.name)
 def test_no_expression_is_expanded_inside_a_shell_command(path: Path) -> None:
     """`${{ }}` in `run:` pastes text into the script before the shell reads it."""
     workflow = _load(path)
@@ -270,6 +279,126 @@ def test_pages_deploys_with_the_official_action_into_its_environment() -> None:
         if _permissions(workflow, job).get("pages") == "write"
     ]
     assert writers == ["deploy"]
+
+
+# ---------------------------------------------------------------------------
+# Releases to PyPI
+# ---------------------------------------------------------------------------
+
+#: Only a pushed version tag reaches the upload.
+ON_A_VERSION_TAG = "github.event_name == 'push' && startsWith(github.ref, 'refs/tags/v')"
+
+
+def _makefile_variable(name: str) -> str:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    (value,) = re.findall(rf"^{name} +:= *(\S+)$", makefile, re.MULTILINE)
+    return value
+
+
+def test_releases_run_on_version_tags_and_every_pull_request() -> None:
+    workflow = _load(RELEASE)
+    triggers = _triggers(workflow)
+    assert set(triggers) == {"push", "pull_request"}
+    assert triggers["push"] == {"tags": ["v*"]}, "a push publishes only as a version tag"
+    assert triggers["pull_request"] is None, "every pull request, whatever it changes"
+    # a release is never cancelled by another run; a pull request's older run is
+    assert workflow["concurrency"]["cancel-in-progress"] == (
+        "${{ github.event_name == 'pull_request' }}"
+    )
+
+
+def test_the_release_builds_checks_and_tests_the_files_it_uploads() -> None:
+    """make install, make dist (build, twine check), tests/test_package.py on dist/, upload."""
+    workflow = _load(RELEASE)
+    dist = workflow["jobs"]["dist"]
+    assert "if" not in dist, "the same steps run on every pull request"
+    assert re.match(r"python:3\.1[1-9]-(bookworm|trixie)$", dist["container"])
+    assert _permissions(workflow, dist) == {"contents": "read"}
+    steps = _steps(dist)
+    checkout = _index(steps, _uses("actions/checkout"), "checks out the repository")
+    install = _index(steps, _runs("make", "install"), "runs `make install`")
+    build = _index(steps, _runs("make", "dist"), "runs `make dist`")
+    test = _index(
+        steps,
+        _runs(".venv/bin/python", "-m", "pytest", "tests/test_package.py"),
+        "runs tests/test_package.py",
+    )
+    upload = _index(steps, _uses("actions/upload-artifact"), "uploads the files")
+    assert checkout < install < build < test < upload
+    # the tests install and run the files `make dist` made, which are the ones uploaded
+    folder = _makefile_variable("DIST")
+    assert steps[test]["env"] == {"ABH_DIST_DIR": folder}
+    assert steps[upload]["with"]["path"].strip("/") == folder
+    assert steps[upload]["with"].get("if-no-files-found") == "error"
+    # no step of this job may fail quietly
+    assert not [s for s in steps if s.get("continue-on-error")]
+
+
+def test_make_dist_builds_the_wheel_from_the_sdist_and_checks_both() -> None:
+    """The recipe tests/test_package.py follows when it builds the files itself."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    (recipe,) = re.findall(r"^dist: \$\(STAMP\).*\n((?:\t.*\n)+)", makefile, re.MULTILINE)
+    assert [line.strip() for line in recipe.splitlines()] == [
+        "rm -rf $(DIST)",
+        "$(BIN)/python -m build --no-isolation --outdir $(DIST) .",
+        "$(BIN)/twine check --strict $(DIST)/*",
+    ]
+
+
+def _tag_check() -> dict[str, Any]:
+    steps = _steps(_load(RELEASE)["jobs"]["dist"])
+    (step,) = [s for s in steps if "TAG" in s.get("env", {})]
+    return step
+
+
+def test_a_release_tag_must_name_the_version_in_pyproject() -> None:
+    step = _tag_check()
+    assert step["if"] == "github.ref_type == 'tag'"
+    assert step["env"] == {"TAG": "${{ github.ref_name }}"}
+    steps = _steps(_load(RELEASE)["jobs"]["dist"])
+    assert steps.index(step) < _index(steps, _runs("make", "dist"), "runs `make dist`")
+
+
+@pytest.mark.parametrize(("tag", "passes"), [("v{version}", True), ("v{version}.1", False)])
+def test_the_tag_check_runs_and_refuses_another_version(tag: str, passes: bool) -> None:
+    """The step's own script, run here with TAG set as GitHub would set it."""
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "version"
+    ]
+    tag = tag.format(version=version)
+    result = subprocess.run(
+        ["bash", "-e", "-c", _tag_check()["run"]],
+        cwd=ROOT,
+        env={"PATH": os.environ["PATH"], "TAG": tag},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (result.returncode == 0) is passes, result.stderr
+    if not passes:
+        assert f"the tag {tag} does not name the version {version}" in result.stderr
+
+
+def test_only_a_pushed_version_tag_publishes_with_trusted_publishing() -> None:
+    workflow = _load(RELEASE)
+    publish = workflow["jobs"]["publish"]
+    assert publish["needs"] in ("dist", ["dist"])
+    assert publish["if"].strip() == ON_A_VERSION_TAG
+    assert publish["environment"]["name"] == "pypi"
+    assert publish["environment"]["url"] == "https://pypi.org/project/attention-by-hand/"
+    assert _permissions(workflow, publish) == {"id-token": "write"}
+    download, upload = _steps(publish)
+    assert _uses("actions/download-artifact")(download)
+    uploaded = _steps(workflow["jobs"]["dist"])[-1]["with"]
+    assert download["with"] == {"name": uploaded["name"], "path": uploaded["path"]}
+    assert _uses("pypa/gh-action-pypi-publish")(upload)
+    # no password or token: PyPI trusts the OIDC token of this job; dist/ is the default
+    assert not upload.get("with"), upload.get("with")
+    # nothing of the repository runs where the OIDC token can be asked for
+    assert not any("run" in s or _uses("actions/checkout")(s) for s in _steps(publish))
+    # only the publish job may ask for an OIDC token
+    tokens = [n for n, job in workflow["jobs"].items() if "id-token" in _permissions(workflow, job)]
+    assert tokens == ["publish"]
 
 
 # ---------------------------------------------------------------------------

@@ -1,7 +1,14 @@
 """Attention by Hand: the reference maths behind the book.
 
 Masks are *allowed* masks: True means the key may be attended.
+
+``__version__`` is the installed distribution's version, which
+``pyproject.toml`` sets (the one place it is written). The book's build
+machinery, :mod:`attention_by_hand.book`, is never imported from here: the
+maths needs NumPy alone.
 """
+
+from importlib.metadata import PackageNotFoundError, version
 
 from .block import BlockParams, BlockSteps, layer_norm, transformer_block, transformer_block_steps
 from .core import (
@@ -19,6 +26,11 @@ from .gradients import AttentionGradients, attention_backward
 from .kv_cache import kv_cache_bytes
 from .online import OnlineStep, online_attention, online_attention_steps
 from .position import rotary_embedding, rotary_frequencies, sinusoidal_positions
+
+try:
+    __version__ = version("attention-by-hand")
+except PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "unknown"
 
 __all__ = [
     "MAX_MASK_CELLS",

@@ -140,7 +140,10 @@ class BookPlugin(BasePlugin[BookConfig]):
             os.environ["PYTHONDONTWRITEBYTECODE"] = "1"  # for the kernel, a process of its own
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        """Import the libraries afresh; note the revision; build into staging; start the figures."""
+        """Import the libraries afresh; note the revision; build into staging; start the figures.
+
+        The footer shows the source revision and the package's version.
+        """
         self.lib = import_afresh()
         root = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
         revision = self.lib.lessons.source_revision(root)
@@ -148,6 +151,8 @@ class BookPlugin(BasePlugin[BookConfig]):
         config.extra["source_revision_url"] = self.lib.lessons.revision_url(
             config.repo_url, revision
         )
+        # the release a reader installs to run the pages' code (pyproject's version)
+        config.extra["package_version"] = importlib.import_module(PACKAGE).__version__
         self.restore_cell_ids = self.lib.reproducible.number_cell_ids()
         self._open_cache(root)
         self._show_output_fences(config)
