@@ -106,9 +106,17 @@ def main() -> None:
     parser.add_argument("--no-suite", action="store_true", help="skip the test suite")
     parser.add_argument("--no-lighthouse", action="store_true", help="skip Lighthouse")
     parser.add_argument("--quick", action="store_true", help="skip the test suite and Lighthouse")
+    parser.add_argument(
+        "--figure-child",
+        action="store_true",
+        help="only cold builds with and without the figure child, alternately, and bare builds",
+    )
     args = parser.parse_args()
     if args.quick:
         args.no_suite = args.no_lighthouse = True
+    if args.figure_child:
+        _compare_figure_child(args.runs)
+        return
 
     rows: list[tuple[str, str, str, str]] = []  # what, measured, target, verdict
     with tempfile.TemporaryDirectory(prefix="abh-bench-") as temp:
@@ -256,6 +264,42 @@ def _timed_build(book: Path, destination: Path, env: dict[str, str], *extra: str
     if result.returncode != 0:
         sys.exit(f"benchmark: build failed:\n{result.stdout}\n{result.stderr}")
     return seconds
+
+
+def _compare_figure_child(runs: int) -> None:
+    """Cold builds with and without the figure child (``ABH_FIGURE_CHILD=off``), then bare.
+
+    The two kinds alternate (with, without, with, ...), so that a busy spell
+    of a shared machine falls on both; every run is printed, then the medians
+    and the share of the cold build (without the child) that the child saves.
+    """
+    with tempfile.TemporaryDirectory(prefix="abh-bench-") as temp:
+        work = Path(temp)
+        book = _copy_repository(work / "book")
+        env = _environment(book)
+        times: dict[str, list[float]] = {"with the child": [], "without the child": []}
+        for i in range(runs):
+            for kind, switch in (("with the child", "on"), ("without the child", "off")):
+                cache = work / f"cache-{switch}-{i}"
+                run_env = {**env, "ABH_CACHE_DIR": str(cache), "ABH_FIGURE_CHILD": switch}
+                seconds = _timed_build(book, work / f"cold-{switch}-{i}", run_env)
+                times[kind].append(seconds)
+                print(f"cold build {kind}, run {i + 1}: {seconds:.2f} s", flush=True)
+        bare_env = {**env, "ABH_CACHE_DIR": "off", "ABH_PRERENDERED": str(work / "cold-on-0")}
+        bare_config = _bare_config(book)
+        bare = [
+            _timed_build(book, work / f"bare-{i}", bare_env, "-f", str(bare_config))
+            for i in range(runs)
+        ]
+        for i, seconds in enumerate(bare):
+            print(f"bare build, run {i + 1}: {seconds:.2f} s")
+    with_s, without_s = (statistics.median(t) for t in times.values())
+    bare_s = statistics.median(bare)
+    print(
+        f"medians: with {with_s:.2f} s, without {without_s:.2f} s, bare {bare_s:.2f} s; "
+        f"the child saves {100 * (without_s - with_s) / without_s:.1f}% of the cold build; "
+        f"cold / bare {with_s / bare_s:.2f} x with it, {without_s / bare_s:.2f} x without"
+    )
 
 
 # ---------------------------------------------------------------------------

@@ -53,6 +53,9 @@ SVG_HEIGHT = re.compile(rb'<svg\b[^>]*?\bheight="(?P<size>[\d.]+)(?P<unit>pt|px)
 REGISTRY_FILE = "attention_by_hand/book/registry.py"
 #: The build cache's folder for drawn figures.
 FIGURE_KIND = "figures"
+#: ``ABH_FIGURE_CHILD=off`` draws every figure in the build's own process
+#: (:func:`draw_beside` starts no child), to measure what the child saves.
+CHILD_SWITCH = "ABH_FIGURE_CHILD"
 
 
 def svg_css_size(svg: bytes) -> tuple[int, int] | None:
@@ -270,6 +273,8 @@ def draw_beside(
     figures, palettes, cache, context
         As for :func:`draw_figures`.
     """
+    if os.environ.get(CHILD_SWITCH) == "off":  # benchmarks/bench.py --figure-child
+        return ChildDrawing()
     if cache is None or sys.platform != "linux" or threading.active_count() != 1:
         return ChildDrawing()
     missing = {

@@ -24,6 +24,7 @@ import posixpath
 import shutil
 import sys
 import tempfile
+import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.exceptions import PluginError
+from mkdocs.exceptions import Abort, PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
@@ -42,6 +43,8 @@ from mkdocs.utils import CountHandler, get_relative_url
 
 if TYPE_CHECKING:  # for annotations only: the plugin imports the libraries afresh per build
     from collections.abc import Callable
+
+    from mkdocs.livereload import LiveReloadServer
 
     from attention_by_hand.book.build_cache import BuildCache
     from attention_by_hand.book.figure_pages import ChildDrawing
@@ -83,6 +86,7 @@ class Libraries:
     output: ModuleType  # ```output fences: what a block prints, shown under it
     csp: ModuleType  # the Content Security Policy of each page
     build_cache: ModuleType  # drawn figures and the executed notebook, kept between builds
+    serve_errors: ModuleType  # the page `mkdocs serve` shows while the book does not build
 
 
 def import_afresh() -> Libraries:
@@ -161,6 +165,25 @@ class BookPlugin(BasePlugin[BookConfig]):
             context=self.figure_context,
         )
         return config
+
+    def on_serve(
+        self, server: LiveReloadServer, /, *, config: MkDocsConfig, builder: Callable[..., None]
+    ) -> LiveReloadServer:
+        """Under `mkdocs serve`, a failed rebuild shows its error in the browser.
+
+        MkDocs' server holds every request while a rebuild runs and, when
+        the rebuild fails, goes on holding them ("The server will appear
+        stuck until build errors are resolved"): the reader's tab hangs.
+        The server's builder is wrapped (:meth:`_build_or_show_error`) so
+        that a failed rebuild writes the error page in place of every page
+        and counts as done; the open pages reload to it, and reload again to
+        the book once a rebuild succeeds (:mod:`attention_by_hand.book.serve_errors`).
+        The first build, before this event, still stops `mkdocs serve`.
+        """
+        build = server.builder
+        site = Path(server.root)
+        server.builder = lambda: self._build_or_show_error(build, site)
+        return server
 
     # -- the files ----------------------------------------------------------
 
@@ -348,6 +371,40 @@ class BookPlugin(BasePlugin[BookConfig]):
             self.staging = None
 
     # -- the steps' details -------------------------------------------------
+
+    def _build_or_show_error(self, build: Callable[[], None], site: Path) -> None:
+        """Rebuild; if that fails, say so in the terminal and put the error page in `site`.
+
+        The libraries are those of the latest build that imported them
+        (a ``SyntaxError`` under ``src/`` leaves the previous ones). Should
+        the error page itself fail, the build's error is raised as MkDocs
+        would raise it, and the server waits for a good build as before.
+        """
+        log = logging.getLogger("mkdocs")
+        logged = self.lib.serve_errors.LoggedProblems()
+        pages = self.lib.serve_errors.html_pages(site)
+        log.addHandler(logged)
+        try:
+            build()
+        except Exception as error:  # noqa: BLE001 - as MkDocs' server catches it
+            log.removeHandler(logged)
+            if not isinstance(error, Abort):  # as MkDocs' server prints them
+                traceback.print_exc()
+            serve_errors = self.lib.serve_errors
+            try:
+                messages, details = serve_errors.problems(error, logged.messages)
+                serve_errors.write_error_pages(
+                    site, pages, serve_errors.error_page(messages, details)
+                )
+            except Exception:
+                log.exception("The error page could not be written")
+                raise error from None
+            log.error(
+                "The rebuild failed: every page shows its error until a rebuild succeeds "
+                "(fix the file and save it)"
+            )
+        finally:
+            log.removeHandler(logged)
 
     def _build_into_staging(self, config: MkDocsConfig) -> None:
         """Build into a fresh folder beside the target; on_post_build moves it into place.
