@@ -351,7 +351,8 @@ def _serve_latencies(book: Path, env: dict[str, str]) -> tuple[float, float]:
         time.sleep(1)  # let the watcher settle after the first build
 
         index = book / "docs/index.md"
-        index.write_text(index.read_text(encoding="utf-8") + "\n<!-- bench-marker -->\n")
+        # a paragraph, not a comment: the build leaves comments out of the pages
+        index.write_text(index.read_text(encoding="utf-8") + "\n\nbench-marker\n")
         docs_s = _wait_for(base, lambda body: b"bench-marker" in body, server)
 
         figures_py = book / "src/attention_by_hand/figures.py"

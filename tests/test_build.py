@@ -123,6 +123,32 @@ def test_the_built_site_has_mathml_and_no_maths_script(site_dir: Path) -> None:
         assert not re.search(r"<script[^>]+(mathjax|katex)", html, re.IGNORECASE), page
 
 
+#: An invisible check block of a page's source, and the code in it.
+INVISIBLE_BLOCK = re.compile(
+    r"^<!-- invisible-code-block: python\n(?P<code>.*?)^-->$", re.MULTILINE | re.DOTALL
+)
+
+
+def test_no_built_page_holds_the_checks_of_its_source(site_dir: Path) -> None:
+    """The invisible blocks (the quiz answers in their claim() calls too) stay in the source."""
+    sources = sorted((ROOT / "docs").rglob("*.md"))
+    blocks = {page: INVISIBLE_BLOCK.findall(page.read_text(encoding="utf-8")) for page in sources}
+    assert sum(map(len, blocks.values())) >= 40, "the lessons' checks were not found"
+    for source, codes in blocks.items():
+        relative = source.relative_to(ROOT / "docs").with_suffix("")
+        built = site_dir / (relative.parent if relative.name == "index" else relative)
+        page = (built / "index.html").read_text(encoding="utf-8")
+        for code in codes:
+            claims = [line for line in code.splitlines() if "claim(" in line]
+            assert code not in page, (source.name, code)
+            assert not [line for line in claims if line in page], (source.name, claims)
+    for built in [*site_dir.rglob("*.html"), site_dir / "search/search_index.json"]:
+        text = built.read_text(encoding="utf-8")
+        assert "invisible-code-block" not in text, built.relative_to(site_dir)
+        # what is left is the theme's licence notices of its icons
+        assert {m[:5] for m in re.findall(r"<!--.*?-->", text, re.DOTALL)} <= {"<!--!"}, built
+
+
 def _weight(page: bytes, cell: str) -> float:
     found = re.search(rf'data-cell="{cell}" data-value="([^"]+)"'.encode(), page)
     assert found, f"no cell {cell} on the page"

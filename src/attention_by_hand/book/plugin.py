@@ -87,6 +87,7 @@ class Libraries:
     csp: ModuleType  # the Content Security Policy of each page
     build_cache: ModuleType  # drawn figures and the executed notebook, kept between builds
     serve_errors: ModuleType  # the page `mkdocs serve` shows while the book does not build
+    comments: ModuleType  # the HTML comments (the invisible checks) left out of the pages
 
 
 def import_afresh() -> Libraries:
@@ -309,8 +310,13 @@ class BookPlugin(BasePlugin[BookConfig]):
         return str(lib.quiz.replace_quizzes(markdown, page=uri, inline=inline))
 
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-        """Stop on a marker nothing understood; maths as MathML; the notebook page cleaned."""
+        """No comments; stop on a marker nothing understood; maths as MathML; the notebook cleaned.
+
+        The comments go first: they hold the page's invisible checks, which
+        the reader does not need (:mod:`attention_by_hand.book.comments`).
+        """
         lib, uri = self.lib, page.file.src_uri
+        html = lib.comments.strip_comments(html)
         lib.markers.check_no_leftover(html, uri)
         html = lib.maths.tex_to_mathml(html, uri)
         if lib.notebook.is_notebook(page.file):
