@@ -1,9 +1,11 @@
-"""The strict build: figures drawn into the site, placed in pages, maths as MathML;
-and ``mkdocs serve`` of a copy of the book, which shows each edit after its rebuild.
+"""The strict build: figures drawn into the site, placed in pages, maths as MathML,
+no test code in the pages; and ``mkdocs serve`` of a copy of the book, which
+shows each edit after its rebuild, and the error of a rebuild that fails.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import html
 import importlib
@@ -14,6 +16,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from csp_spy import SPY, violations, watch_console
@@ -155,17 +158,18 @@ def _weight(page: bytes, cell: str) -> float:
     return float(found[1])
 
 
-#: The lesson both serve tests read and edit.
+#: The lesson the serve tests read and edit.
 SERVED_LESSON = "lessons/weighted-mixture/"
 
 
 @pytest.fixture(scope="module")
 def served_copy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Server]]:
-    """One ``mkdocs serve`` of one copy of the book, for both serve tests of this module.
+    """One ``mkdocs serve`` of one copy of the book, for the serve tests of this module.
 
-    Each test makes its own edits and waits for what they change, and neither
-    reads what the other edits, so they may run in either order; one serve
-    instead of two saves a start-up and a first build (about 4 s).
+    Each test makes its own edits and waits for what they change, and none
+    reads what another edits (the test that breaks the lesson fixes it before
+    it ends), so they may run in any order; one serve instead of three saves
+    two start-ups and first builds (about 4 s each).
 
     The halved weights of the library test would (rightly) fail the notebook's
     own checks, which stops every rebuild; the serve tests are about the
@@ -175,6 +179,25 @@ def served_copy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path
     edit(copy / "mkdocs.yml", "      execute: true\n", "      execute: false\n")
     with serve_copy(copy, copy.parent / "serve.log") as server:
         yield copy, server
+
+
+@contextlib.contextmanager
+def _served_lesson_tab(browser: Any, server: Server) -> Iterator[tuple[Any, list[str]]]:
+    """The served lesson open in a tab of its own that records CSP violations (csp_spy.py).
+
+    Yields the tab and the console's reports of violations.
+    """
+    server.wait_for(SERVED_LESSON, lambda body: b"<article" in body, "serve the lesson")
+    context = browser.new_context()
+    context.add_init_script(SPY)
+    console: list[str] = []
+    try:
+        tab = context.new_page()
+        watch_console(tab, console)
+        tab.goto(f"http://127.0.0.1:{server.port}/{SERVED_LESSON}", wait_until="load")
+        yield tab, console
+    finally:
+        context.close()
 
 
 @pytest.mark.serve
@@ -263,14 +286,7 @@ def test_serve_live_reload_runs_under_the_serve_policy(
     (tests/csp_spy.py) on the way.
     """
     copy, server = served_copy
-    server.wait_for(SERVED_LESSON, lambda body: b"<article" in body, "serve the lesson")
-    context = browser.new_context()
-    context.add_init_script(SPY)
-    console: list[str] = []
-    try:
-        tab = context.new_page()
-        watch_console(tab, console)
-        tab.goto(f"http://127.0.0.1:{server.port}/{SERVED_LESSON}", wait_until="load")
+    with _served_lesson_tab(browser, server) as (tab, console):
         content = tab.get_attribute('meta[http-equiv="Content-Security-Policy"]', "content") or ""
         script_src = [d.split()[1:] for d in content.split(";") if d.split()[:1] == ["script-src"]]
         assert script_src == [["'self'", "'unsafe-inline'"]], content
@@ -283,8 +299,6 @@ def test_serve_live_reload_runs_under_the_serve_policy(
         tab.get_by_text("A sentence added while serving.").wait_for(timeout=120_000)
         assert violations(tab) == []
         assert console == []
-    finally:
-        context.close()
 
 
 @pytest.fixture
@@ -425,14 +439,7 @@ def test_serve_shows_a_failed_rebuild_in_the_page_and_the_fixed_page_after(
     """
     copy, server = served_copy
     lesson = copy / "docs/lessons/weighted-mixture.md"
-    server.wait_for(SERVED_LESSON, lambda body: b"<article" in body, "serve the lesson")
-    context = browser.new_context()
-    context.add_init_script(SPY)
-    console: list[str] = []
-    try:
-        tab = context.new_page()
-        watch_console(tab, console)
-        tab.goto(f"http://127.0.0.1:{server.port}/{SERVED_LESSON}", wait_until="load")
+    with _served_lesson_tab(browser, server) as (tab, console):
         logged_before = server.log.read_text(encoding="utf-8")
         edit(lesson, QUIZ_CHOICE, QUIZ_TYPO)
         heading = tab.get_by_role("heading", name="The book did not build")
@@ -461,5 +468,3 @@ def test_serve_shows_a_failed_rebuild_in_the_page_and_the_fixed_page_after(
         assert heading.count() == 0
         assert violations(tab) == []
         assert console == []
-    finally:
-        context.close()
