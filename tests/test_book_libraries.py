@@ -18,7 +18,7 @@ import pytest
 from mkdocs.exceptions import PluginError
 from mkdocs.utils.yaml import yaml_load
 
-from attention_by_hand.book import fences, markers, pages, reproducible
+from attention_by_hand.book import comments, fences, markers, pages, reproducible
 from attention_by_hand.book.figure_pages import svg_css_size
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,6 +78,46 @@ def test_an_unknown_name_lists_the_known_ones_sorted_and_the_file_to_edit() -> N
         "p.md: unknown figure 'zz' in [[figure: zz]]. Known figures: a, b. "
         "Add new ones to somewhere.py"
     )
+
+
+# ---------------------------------------------------------------------------
+# Comments
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("html", "shipped"),
+    [
+        # an invisible block on lines of its own goes with its line break
+        (
+            (
+                "<p>The weight is 1/3.</p>\n<!-- invisible-code-block: python\n"
+                "claim('1/3', 1 / 3)\n-->\n<p>Next.</p>\n"
+            ),
+            "<p>The weight is 1/3.</p>\n<p>Next.</p>\n",
+        ),
+        ("<!-- skip: next -->\n<pre>x</pre>", "<pre>x</pre>"),  # at the very start
+        ("<p>a<!-- b -->c</p><!--d--><!---->", "<p>ac</p>"),  # within a line, empty
+        ("<p>a</p>\n<!-- b -->", "<p>a</p>\n"),  # at the very end
+        ("<!-- a --> <p>b</p>\n", " <p>b</p>\n"),  # followed by text on its line
+    ],
+)
+def test_the_pages_ship_without_their_comments(html: str, shipped: str) -> None:
+    assert comments.strip_comments(html) == shipped
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        "<!--! Font Awesome Free 7.1.0 by @fontawesome - https://fontawesome.com License -->",
+        '<script type="application/json">{"a": "<!-- not a comment -->"}</script>',
+        "<style>p::after { content: '<!-- x -->'; }</style>",
+        "<pre><code>&lt;!-- invisible-code-block: python\n--&gt;</code></pre>",
+        '<p title="&lt;!-- a --&gt;">text</p>',
+    ],
+)
+def test_a_notice_and_what_only_looks_like_a_comment_stay(html: str) -> None:
+    assert comments.strip_comments(html) == html
 
 
 # ---------------------------------------------------------------------------

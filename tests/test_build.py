@@ -1,23 +1,36 @@
-"""The strict build: figures drawn into the site, placed in pages, maths as MathML;
-and ``mkdocs serve`` of a copy of the book, which shows each edit after its rebuild.
+"""The strict build: figures drawn into the site, placed in pages, maths as MathML,
+no test code in the pages; and ``mkdocs serve`` of a copy of the book, which
+shows each edit after its rebuild, and the error of a rebuild that fails.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import html
+import importlib
+import logging
 import re
 import time
-from collections.abc import Iterator
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from csp_spy import SPY, violations, watch_console
-from mkdocs.exceptions import PluginError
+from mkdocs.exceptions import Abort, PluginError
 from project import STALE_PAGE, Server, copy_for_build, edit, serve_copy
 
+from attention_by_hand.book import plugin as plugin_module
+from attention_by_hand.book import serve_errors
+from attention_by_hand.book.csp import inline_code, policy
 from attention_by_hand.book.fences import replace_outside_fences
 from attention_by_hand.book.figure_pages import figure_html, replace_figure_markers
 from attention_by_hand.book.markers import check_no_leftover
 from attention_by_hand.book.maths import tex_to_mathml
+from attention_by_hand.book.plugin import BookPlugin
 from attention_by_hand.book.registry import FIGURES, PALETTE_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -113,23 +126,50 @@ def test_the_built_site_has_mathml_and_no_maths_script(site_dir: Path) -> None:
         assert not re.search(r"<script[^>]+(mathjax|katex)", html, re.IGNORECASE), page
 
 
+#: An invisible check block of a page's source, and the code in it.
+INVISIBLE_BLOCK = re.compile(
+    r"^<!-- invisible-code-block: python\n(?P<code>.*?)^-->$", re.MULTILINE | re.DOTALL
+)
+
+
+def test_no_built_page_holds_the_checks_of_its_source(site_dir: Path) -> None:
+    """The invisible blocks (the quiz answers in their claim() calls too) stay in the source."""
+    sources = sorted((ROOT / "docs").rglob("*.md"))
+    blocks = {page: INVISIBLE_BLOCK.findall(page.read_text(encoding="utf-8")) for page in sources}
+    assert sum(map(len, blocks.values())) >= 40, "the lessons' checks were not found"
+    for source, codes in blocks.items():
+        relative = source.relative_to(ROOT / "docs").with_suffix("")
+        built = site_dir / (relative.parent if relative.name == "index" else relative)
+        page = (built / "index.html").read_text(encoding="utf-8")
+        for code in codes:
+            claims = [line for line in code.splitlines() if "claim(" in line]
+            assert code not in page, (source.name, code)
+            assert not [line for line in claims if line in page], (source.name, claims)
+    for built in [*site_dir.rglob("*.html"), site_dir / "search/search_index.json"]:
+        text = built.read_text(encoding="utf-8")
+        assert "invisible-code-block" not in text, built.relative_to(site_dir)
+        # what is left is the theme's licence notices of its icons
+        assert {m[:5] for m in re.findall(r"<!--.*?-->", text, re.DOTALL)} <= {"<!--!"}, built
+
+
 def _weight(page: bytes, cell: str) -> float:
     found = re.search(rf'data-cell="{cell}" data-value="([^"]+)"'.encode(), page)
     assert found, f"no cell {cell} on the page"
     return float(found[1])
 
 
-#: The lesson both serve tests read and edit.
+#: The lesson the serve tests read and edit.
 SERVED_LESSON = "lessons/weighted-mixture/"
 
 
 @pytest.fixture(scope="module")
 def served_copy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Server]]:
-    """One ``mkdocs serve`` of one copy of the book, for both serve tests of this module.
+    """One ``mkdocs serve`` of one copy of the book, for the serve tests of this module.
 
-    Each test makes its own edits and waits for what they change, and neither
-    reads what the other edits, so they may run in either order; one serve
-    instead of two saves a start-up and a first build (about 4 s).
+    Each test makes its own edits and waits for what they change, and none
+    reads what another edits (the test that breaks the lesson fixes it before
+    it ends), so they may run in any order; one serve instead of three saves
+    two start-ups and first builds (about 4 s each).
 
     The halved weights of the library test would (rightly) fail the notebook's
     own checks, which stops every rebuild; the serve tests are about the
@@ -139,6 +179,25 @@ def served_copy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path
     edit(copy / "mkdocs.yml", "      execute: true\n", "      execute: false\n")
     with serve_copy(copy, copy.parent / "serve.log") as server:
         yield copy, server
+
+
+@contextlib.contextmanager
+def _served_lesson_tab(browser: Any, server: Server) -> Iterator[tuple[Any, list[str]]]:
+    """The served lesson open in a tab of its own that records CSP violations (csp_spy.py).
+
+    Yields the tab and the console's reports of violations.
+    """
+    server.wait_for(SERVED_LESSON, lambda body: b"<article" in body, "serve the lesson")
+    context = browser.new_context()
+    context.add_init_script(SPY)
+    console: list[str] = []
+    try:
+        tab = context.new_page()
+        watch_console(tab, console)
+        tab.goto(f"http://127.0.0.1:{server.port}/{SERVED_LESSON}", wait_until="load")
+        yield tab, console
+    finally:
+        context.close()
 
 
 @pytest.mark.serve
@@ -227,14 +286,7 @@ def test_serve_live_reload_runs_under_the_serve_policy(
     (tests/csp_spy.py) on the way.
     """
     copy, server = served_copy
-    server.wait_for(SERVED_LESSON, lambda body: b"<article" in body, "serve the lesson")
-    context = browser.new_context()
-    context.add_init_script(SPY)
-    console: list[str] = []
-    try:
-        tab = context.new_page()
-        watch_console(tab, console)
-        tab.goto(f"http://127.0.0.1:{server.port}/{SERVED_LESSON}", wait_until="load")
+    with _served_lesson_tab(browser, server) as (tab, console):
         content = tab.get_attribute('meta[http-equiv="Content-Security-Policy"]', "content") or ""
         script_src = [d.split()[1:] for d in content.split(";") if d.split()[:1] == ["script-src"]]
         assert script_src == [["'self'", "'unsafe-inline'"]], content
@@ -247,5 +299,172 @@ def test_serve_live_reload_runs_under_the_serve_policy(
         tab.get_by_text("A sentence added while serving.").wait_for(timeout=120_000)
         assert violations(tab) == []
         assert console == []
-    finally:
-        context.close()
+
+
+@pytest.fixture
+def plugin(monkeypatch: pytest.MonkeyPatch) -> BookPlugin:
+    """The book plugin, with the libraries this test process imported (not afresh)."""
+    monkeypatch.setattr(
+        plugin_module,
+        "import_afresh",
+        lambda: plugin_module.Libraries(
+            **{
+                field.name: importlib.import_module(f"attention_by_hand.book.{field.name}")
+                for field in dataclasses.fields(plugin_module.Libraries)
+            }
+        ),
+    )
+    return BookPlugin()
+
+
+def _site(folder: Path) -> Path:
+    """A served site of two pages and a stylesheet."""
+    for page in ("index.html", "lessons/x/index.html"):
+        (folder / page).parent.mkdir(parents=True, exist_ok=True)
+        (folder / page).write_text("<p>the book</p>", encoding="utf-8")
+    (folder / "assets").mkdir()
+    (folder / "assets/site.css").write_text("p {}", encoding="utf-8")
+    return folder
+
+
+def _book_error() -> None:
+    """Fail as MkDocs' build fails on a plugin's error: log it, raise Abort."""
+    log = logging.getLogger("mkdocs")
+    log.warning("a warning before the error")
+    try:
+        raise PluginError("docs/lessons/x.md, line 3: a <broken> quiz")
+    except PluginError as error:
+        log.error(str(error))
+        raise Abort("Aborted with a BuildError!") from None
+
+
+def _strict_warning() -> None:
+    logging.getLogger("mkdocs").warning("Doc file 'x.md' contains a link 'y.md', not found")
+    raise Abort("Aborted with 1 warnings in strict mode!")
+
+
+def _bug() -> None:
+    raise KeyError("no-such-key")
+
+
+@pytest.mark.parametrize(
+    ("build", "shown"),
+    [
+        (
+            _book_error,
+            [
+                "<p><code>a warning before the error</code></p>",
+                "<p><code>docs/lessons/x.md, line 3: a &lt;broken&gt; quiz</code></p>",
+            ],
+        ),
+        (
+            _strict_warning,
+            [
+                "<p><code>Doc file &#x27;x.md&#x27; contains a link &#x27;y.md&#x27;, not found",
+                "<p><code>Aborted with 1 warnings in strict mode!</code></p>",
+            ],
+        ),
+        (_bug, ["KeyError: &#x27;no-such-key&#x27;", "test_build.py&quot;, line "]),
+    ],
+)
+def test_a_failed_rebuild_under_serve_puts_its_error_in_place_of_every_page(
+    plugin: BookPlugin, tmp_path: Path, build: Callable[[], None], shown: list[str]
+) -> None:
+    site = _site(tmp_path)
+    plugin._build_or_show_error(build, site)  # no error: the server goes on
+    pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
+    assert pages == ["404.html", "index.html", "lessons/x/index.html"]
+    for page in pages:
+        text = (site / page).read_text(encoding="utf-8")
+        assert "<h1>The book did not build</h1>" in text
+        for part in shown:
+            assert part in text, (page, part)
+        assert "Aborted with a BuildError!" not in text  # the message it stands for is shown
+    assert (site / "assets/site.css").read_text(encoding="utf-8") == "p {}"
+
+
+def test_a_good_rebuild_under_serve_leaves_the_site_to_mkdocs(
+    plugin: BookPlugin, tmp_path: Path
+) -> None:
+    site = _site(tmp_path)
+    plugin._build_or_show_error(lambda: None, site)
+    assert not (site / "404.html").exists()
+    assert (site / "index.html").read_text(encoding="utf-8") == "<p>the book</p>"
+
+
+def test_when_the_error_page_cannot_be_written_the_build_error_is_raised(
+    plugin: BookPlugin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_page(*args: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(plugin.lib.serve_errors, "write_error_pages", no_page)
+    with pytest.raises(Abort, match="Aborted with a BuildError!"):
+        plugin._build_or_show_error(_book_error, _site(tmp_path))
+
+
+def test_the_error_page_runs_no_code_of_its_own_under_the_serve_policy() -> None:
+    page = serve_errors.error_page(["a", "b\nc"], "Traceback (most recent call last): ...")
+    found = inline_code(page)
+    assert (found.scripts, found.styles, found.attributes) == ([], [], [])
+    (content,) = re.findall(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page)
+    assert content == policy("serve")
+    assert [f"<p><code>{line}</code></p>" in page for line in "abc"] == [True] * 3
+    assert "<pre><code>Traceback (most recent call last): ...</code></pre>" in page
+
+
+def _not_found(server: Server, path: str) -> bytes:
+    """The body the server sends, with a 404, for `path`."""
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        urllib.request.urlopen(f"http://127.0.0.1:{server.port}/{path}", timeout=10).close()
+    assert missing.value.code == 404, missing.value
+    return bytes(missing.value.read())
+
+
+#: A quiz typo the build stops on (no space after the dash of a choice).
+QUIZ_CHOICE, QUIZ_TYPO = "- [x] 4\n", "-[x] 4\n"
+
+
+@pytest.mark.serve
+def test_serve_shows_a_failed_rebuild_in_the_page_and_the_fixed_page_after(
+    browser, served_copy: tuple[Path, Server]
+) -> None:
+    """A quiz typo under serve: the open page reloads to the error, then to the fixed lesson.
+
+    MkDocs' server alone holds every request while the book does not build
+    (the page hangs). The page shows what MkDocs printed in the terminal
+    (``ERROR - ...``: the file and the line), under the serve policy, with
+    no violation; every other page, and a missing one, shows it too. When
+    the file is fixed, the open page reloads by itself to the lesson.
+    """
+    copy, server = served_copy
+    lesson = copy / "docs/lessons/weighted-mixture.md"
+    with _served_lesson_tab(browser, server) as (tab, console):
+        logged_before = server.log.read_text(encoding="utf-8")
+        edit(lesson, QUIZ_CHOICE, QUIZ_TYPO)
+        heading = tab.get_by_role("heading", name="The book did not build")
+        heading.wait_for(timeout=60_000)  # the page reloaded by itself, to the error
+
+        errors = re.findall(
+            r"^ERROR\s+-\s+(.+)$",
+            server.log.read_text(encoding="utf-8")[len(logged_before) :],
+            re.MULTILINE,
+        )
+        quiz_errors = [error for error in errors if "quiz" in error]
+        assert quiz_errors, f"mkdocs serve printed no error for the quiz typo: {errors}"
+        message = quiz_errors[0]
+        assert "weighted-mixture.md" in message
+        assert re.search(r"\bline \d+", message), message
+        assert message in tab.inner_text("main")
+        content = tab.get_attribute('meta[http-equiv="Content-Security-Policy"]', "content") or ""
+        assert "script-src 'self' 'unsafe-inline'" in content, content
+        assert tab.evaluate("typeof livereload") == "function"  # it will reload
+        shown = html.escape(message).encode()
+        assert shown in (server.fetch("") or b""), "the home page shows no error"
+        assert shown in _not_found(server, "lessons/no-such-page/"), "a missing page shows none"
+
+        edit(lesson, QUIZ_TYPO, QUIZ_CHOICE)
+        tab.locator("article h1").first.wait_for(timeout=120_000)  # reloaded to the lesson
+        assert heading.count() == 0
+        assert violations(tab) == []
+        assert console == []

@@ -11,12 +11,9 @@ the cache folder's behaviour on small inputs.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -35,7 +32,6 @@ from attention_by_hand.book.build_cache import (
     cache_key,
     source_digest,
 )
-from attention_by_hand.book.figure_pages import draw_beside
 from attention_by_hand.book.notebook import rendered_by, start_render
 from attention_by_hand.book.registry import FIGURES, PALETTE_NAMES
 
@@ -220,99 +216,3 @@ def test_a_failing_cell_reaches_the_page_and_nothing_is_cached(tmp_path: Path) -
             rendered_by(job, page)()  # type: ignore[arg-type]
     assert failure.value.evalue == "name 'x' is not defined"
     assert not list(tmp_path.rglob("*.json"))
-
-
-#: Run in a process of its own (one thread: pytest's workers have more, and
-#: draw_beside forks only a process with one): two figures and one whose
-#: drawing raises, drawn beside by a child into the cache in argv[1], then
-#: read by draw_figures; prints what it saw as JSON.
-DRAW_BESIDE = """
-import json, os, sys, threading
-from attention_by_hand.book.build_cache import BuildCache
-from attention_by_hand.book.figure_pages import draw_beside, draw_figures
-from attention_by_hand.book.registry import FIGURES, PALETTE_NAMES, FigureSpec
-
-def broken(**inputs):
-    raise ValueError("the broken figure's own error")
-
-good = {name: FIGURES[name] for name in sorted(FIGURES)[:2]}
-cache = BuildCache(sys.argv[1])
-seen = {"threads": threading.active_count()}
-child = draw_beside({**good, "broken": FigureSpec("broken", broken)}, PALETTE_NAMES,
-                    cache=cache, context="test")
-seen["child"] = child.pid is not None
-made = child.wait()
-seen["made"] = sorted(made)
-svgs, _ = draw_figures(good, PALETTE_NAMES, cache=cache, context="test", made_beside=made)
-seen["counts"] = [cache.hits["figures"], cache.misses["figures"]]
-# the same figures drawn here, in this process
-seen["same"] = svgs == {
-    spec.path(palette): svg for spec in good.values() for palette, svg in spec.svgs(PALETTE_NAMES).items()
-}
-try:
-    draw_figures({"broken": FigureSpec("broken", broken)}, PALETTE_NAMES, cache=cache,
-                 context="test", made_beside=made)
-except ValueError as error:
-    seen["error"] = str(error)
-again = draw_beside(good, PALETTE_NAMES, cache=cache, context="test")
-seen["child when all are cached"] = again.pid is not None
-# a build that fails stops the child at once: it is gone, and says nothing more
-stopped = draw_beside(good, PALETTE_NAMES, cache=BuildCache(sys.argv[1] + "-stopped"),
-                      context="test")
-pid = stopped.pid
-stopped.stop()
-try:
-    os.waitpid(pid, os.WNOHANG)
-    seen["reaped"] = False
-except ChildProcessError:
-    seen["reaped"] = True
-seen["made after stop"] = sorted(stopped.wait())
-print(json.dumps(seen))
-"""
-
-
-@pytest.mark.figures
-def test_a_child_process_draws_what_the_cache_lacks_and_the_build_counts_it_made(
-    tmp_path: Path,
-) -> None:
-    """draw_beside's child fills the cache; draw_figures reads it; a failing figure fails here.
-
-    The keys hold no path, so the stopped child's entries have the same names.
-    """
-    result = subprocess.run(
-        [sys.executable, "-c", DRAW_BESIDE, str(tmp_path / "cache")],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr
-    seen = json.loads(result.stdout)
-    assert seen["threads"] == 1
-    assert seen["child"], "no child was started"
-    # two figures in two palettes: four entries, each in the cache; none for the broken one
-    entries = sorted((tmp_path / "cache" / "figures").glob("*.svg"))
-    assert sorted(path.stem for path in entries) == seen["made"]
-    assert len(entries) == 4
-    assert seen["counts"] == [0, 4], "what the child drew counts as made, not as read"
-    assert seen["same"], "the child's drawings differ from the same figures drawn in-process"
-    assert seen["error"] == "the broken figure's own error"
-    assert not seen["child when all are cached"]
-    assert seen["reaped"], "the stopped child was not waited for"
-    assert seen["made after stop"] == []
-    # what the stopped child finished, if anything, is whole: the same bytes as here
-    drawn = {path.stem: path.read_bytes() for path in entries}
-    for path in (tmp_path / "cache-stopped" / "figures").glob("*.svg"):
-        assert path.read_bytes() == drawn[path.stem], f"{path.name} is not a whole drawing"
-
-
-def test_no_child_draws_without_a_cache_or_beside_another_thread(tmp_path: Path) -> None:
-    """Forking is for a process with one thread and a cache to fill; pytest's worker has more."""
-    figures = {name: FIGURES[name] for name in sorted(FIGURES)[:1]}
-    assert draw_beside(figures, PALETTE_NAMES, cache=None, context="test").pid is None
-    with ThreadPoolExecutor(1) as pool:
-        pool.submit(lambda: None).result()  # a second thread, alive until the block ends
-        child = draw_beside(figures, PALETTE_NAMES, cache=BuildCache(tmp_path), context="test")
-    assert child.pid is None
-    assert child.wait() == frozenset()
-    assert not list(tmp_path.rglob("*.svg"))

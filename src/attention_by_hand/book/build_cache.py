@@ -168,14 +168,10 @@ class BuildCache:
         """Where the entry `key` of `kind` lives: ``<folder>/<kind>/<key><suffix>``."""
         return self.folder / kind / f"{key}{suffix}"
 
-    def read(
-        self, kind: str, key: str, suffix: str, *, count: bool = True, made_elsewhere: bool = False
-    ) -> bytes | None:
+    def read(self, kind: str, key: str, suffix: str, *, count: bool = True) -> bytes | None:
         """The entry's bytes, or None if it is not cached (or cannot be read).
 
-        With `count`, the read adds to :attr:`hits` or :attr:`misses`. An
-        entry `made_elsewhere`, by another process for this build (a child
-        drawing the figures), counts as made: a miss, not a hit.
+        With `count`, the read adds to :attr:`hits` or :attr:`misses`.
         """
         path = self.entry(kind, key, suffix)
         try:
@@ -186,7 +182,7 @@ class BuildCache:
                 self.misses[kind] += 1
             return None
         if count:
-            (self.misses if made_elsewhere else self.hits)[kind] += 1
+            self.hits[kind] += 1
         self.used.setdefault(kind, set()).add(path)
         return data
 

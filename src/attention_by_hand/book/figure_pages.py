@@ -14,25 +14,18 @@ name stops the build, naming the page and the figure.
 The registry is passed in (the book plugin imports it afresh for every build
 of ``mkdocs serve``), so this module imports neither it nor MkDocs' pages.
 
-Drawing beside the build
-    The build's process does its work on one core (Python's GIL), while
-    the notebook's kernel runs on the other. With the build cache on,
-    :func:`draw_beside` forks a child process, right after the config is
-    read, that draws the figures the cache lacks into the cache, on
-    whichever core is free; :func:`draw_figures` then reads them. A figure
-    the child could not draw is drawn again by the build itself, so that
-    its error is raised where it always is.
+The figures are drawn in the build's own process (the notebook's kernel runs
+in a process of its own meanwhile). A child process that drew them from the
+start of the build was measured and removed: it saved 11 to 15% of a cold
+build, less than the 15% that would pay for its hundred lines, and nothing
+once the build cache holds the figures (``COLD_OVER_BARE`` in
+``benchmarks/bench.py``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import html
-import os
 import re
-import signal
-import sys
-import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -77,7 +70,6 @@ def draw_figures(
     *,
     cache: BuildCache | None = None,
     context: str = "",
-    made_beside: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, bytes], dict[str, tuple[int, int]]]:
     """Draw every figure in every palette, or read it from the build cache.
 
@@ -95,9 +87,6 @@ def draw_figures(
         the package source (which holds every figure's inputs and drawing
         code) and the library versions. With the figure's name and palette
         it names the cache entry.
-    made_beside : frozenset of str
-        The keys of the entries :func:`draw_beside`'s child made for this
-        build (:meth:`ChildDrawing.wait`): read from the cache, counted as made.
 
     Returns
     -------
@@ -114,7 +103,7 @@ def draw_figures(
     svgs: dict[str, bytes] = {}
     sizes: dict[str, tuple[int, int]] = {}
     for spec in figures.values():
-        drawn = _drawn(spec, palettes, cache, context, made_beside)
+        drawn = _drawn(spec, palettes, cache, context)
         for palette in palettes:
             svg = drawn[palette]
             svgs[spec.path(palette)] = svg
@@ -200,133 +189,25 @@ def figure_html(
     )
 
 
-class ChildDrawing:
-    """A child process that draws figures into the build cache (:func:`draw_beside`).
-
-    Parameters
-    ----------
-    pid : int or None
-        The child's process id; None if no child was started.
-    pipe : int or None
-        The file descriptor on which the child says which cache entries it
-        made, one key a line.
-    """
-
-    def __init__(self, pid: int | None = None, pipe: int | None = None) -> None:
-        self.pid = pid
-        self.pipe = pipe
-
-    def wait(self) -> frozenset[str]:
-        """Wait until the child has exited; return the keys of the entries it made.
-
-        At once, with no key, if there is no child or it was waited for.
-        """
-        if self.pid is None or self.pipe is None:
-            return frozenset()
-        with os.fdopen(self.pipe, "rb") as said:
-            made = said.read().decode("ascii").split()
-        os.waitpid(self.pid, 0)
-        self.pid = self.pipe = None
-        return frozenset(made)
-
-    def stop(self) -> None:
-        """End the child now, if it still runs (a build that failed does not wait for figures).
-
-        An entry it was writing is left unfinished under a temporary name,
-        never as the entry itself (:meth:`BuildCache.write` is atomic).
-        """
-        if self.pid is None or self.pipe is None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signal.SIGTERM)
-        os.waitpid(self.pid, 0)
-        os.close(self.pipe)
-        self.pid = self.pipe = None
-
-
-def draw_beside(
-    figures: Mapping[str, FigureSpec],
-    palettes: Sequence[str],
-    *,
-    cache: BuildCache | None,
-    context: str,
-) -> ChildDrawing:
-    """Start drawing, in a forked child process, the figures `cache` lacks.
-
-    The child writes each figure it draws into `cache`, says which entries
-    it made, and exits; nothing else of the build happens in it. Pass what
-    :meth:`ChildDrawing.wait` returns to :func:`draw_figures` (same other
-    arguments), which then reads them from the cache and counts them as made.
-
-    A child is started only where forking is safe and useful: on Linux (on
-    macOS a forked process may not use the system's frameworks), in a
-    process with one thread (``mkdocs build``; ``mkdocs serve`` runs a
-    server thread, and draws in its own process), with the cache on, and
-    when a figure is missing from it. Otherwise the returned object waits
-    for nothing.
-
-    Parameters
-    ----------
-    figures, palettes, cache, context
-        As for :func:`draw_figures`.
-    """
-    if cache is None or sys.platform != "linux" or threading.active_count() != 1:
-        return ChildDrawing()
-    missing = {
-        spec.name: keys
-        for spec in figures.values()
-        if (keys := _missing_keys(spec, palettes, cache, context))
-    }
-    if not missing:
-        return ChildDrawing()
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: draw, and leave without running anything of the parent's
-        status = 1
-        try:
-            os.close(read_end)
-            for name, keys in missing.items():
-                _drawn(figures[name], palettes, cache, context)
-                os.write(write_end, "".join(f"{key}\n" for key in keys).encode("ascii"))
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    return ChildDrawing(pid, read_end)
-
-
 def _keys(spec: FigureSpec, palettes: Sequence[str], context: str) -> dict[str, str]:
     """The cache key of the figure's drawing in each palette."""
     return {palette: cache_key(FIGURE_KIND, context, spec.name, palette) for palette in palettes}
 
 
-def _missing_keys(
-    spec: FigureSpec, palettes: Sequence[str], cache: BuildCache, context: str
-) -> list[str]:
-    """The keys of the figure's drawings that `cache` lacks (looked up, not read)."""
-    keys = _keys(spec, palettes, context).values()
-    return [key for key in keys if not cache.entry(FIGURE_KIND, key, ".svg").is_file()]
-
-
 def _drawn(
-    spec: FigureSpec,
-    palettes: Sequence[str],
-    cache: BuildCache | None,
-    context: str,
-    made_beside: frozenset[str] = frozenset(),
+    spec: FigureSpec, palettes: Sequence[str], cache: BuildCache | None, context: str
 ) -> dict[str, bytes]:
     """The figure's SVG in each palette: from the cache if it holds it, else drawn and kept.
 
     The palettes the cache lacks are drawn together, laid out once
-    (:meth:`FigureSpec.svgs`). An entry whose key is in `made_beside` was
-    drawn for this build by :func:`draw_beside`'s child: it counts as made.
+    (:meth:`FigureSpec.svgs`).
     """
     if cache is None:
         return spec.svgs(palettes)
     keys = _keys(spec, palettes, context)
     svgs: dict[str, bytes] = {}
     for palette, key in keys.items():
-        svg = cache.read(FIGURE_KIND, key, ".svg", made_elsewhere=key in made_beside)
+        svg = cache.read(FIGURE_KIND, key, ".svg")
         if svg is not None:
             svgs[palette] = svg
     missing = [palette for palette in palettes if palette not in svgs]

@@ -24,6 +24,7 @@ import posixpath
 import shutil
 import sys
 import tempfile
+import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.exceptions import PluginError
+from mkdocs.exceptions import Abort, PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
@@ -43,8 +44,9 @@ from mkdocs.utils import CountHandler, get_relative_url
 if TYPE_CHECKING:  # for annotations only: the plugin imports the libraries afresh per build
     from collections.abc import Callable
 
+    from mkdocs.livereload import LiveReloadServer
+
     from attention_by_hand.book.build_cache import BuildCache
-    from attention_by_hand.book.figure_pages import ChildDrawing
     from attention_by_hand.book.sources import Citations, Source
 
 PACKAGE = "attention_by_hand"
@@ -83,6 +85,8 @@ class Libraries:
     output: ModuleType  # ```output fences: what a block prints, shown under it
     csp: ModuleType  # the Content Security Policy of each page
     build_cache: ModuleType  # drawn figures and the executed notebook, kept between builds
+    serve_errors: ModuleType  # the page `mkdocs serve` shows while the book does not build
+    comments: ModuleType  # the HTML comments (the invisible checks) left out of the pages
 
 
 def import_afresh() -> Libraries:
@@ -119,7 +123,6 @@ class BookPlugin(BasePlugin[BookConfig]):
         self.notebook_runner: ThreadPoolExecutor | None = None
         self.notebook_jobs: dict[str, Future[dict[str, Any]]] = {}
         self.figure_context = ""
-        self.figure_drawing: ChildDrawing | None = None
 
     # -- before the build -------------------------------------------------
 
@@ -140,7 +143,7 @@ class BookPlugin(BasePlugin[BookConfig]):
             os.environ["PYTHONDONTWRITEBYTECODE"] = "1"  # for the kernel, a process of its own
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        """Import the libraries afresh; note the revision; build into staging; start the figures.
+        """Import the libraries afresh; note the revision; build into staging.
 
         The footer shows the source revision and the package's version.
         """
@@ -158,14 +161,26 @@ class BookPlugin(BasePlugin[BookConfig]):
         self._show_output_fences(config)
         if not self.serving:
             self._build_into_staging(config)
-        # the figures the cache lacks, drawn in a child process on the other core
-        self.figure_drawing = self.lib.figure_pages.draw_beside(
-            self.lib.registry.FIGURES,
-            self.lib.registry.PALETTE_NAMES,
-            cache=self.cache,
-            context=self.figure_context,
-        )
         return config
+
+    def on_serve(
+        self, server: LiveReloadServer, /, *, config: MkDocsConfig, builder: Callable[..., None]
+    ) -> LiveReloadServer:
+        """Under `mkdocs serve`, a failed rebuild shows its error in the browser.
+
+        MkDocs' server holds every request while a rebuild runs and, when
+        the rebuild fails, goes on holding them ("The server will appear
+        stuck until build errors are resolved"): the reader's tab hangs.
+        The server's builder is wrapped (:meth:`_build_or_show_error`) so
+        that a failed rebuild writes the error page in place of every page
+        and counts as done; the open pages reload to it, and reload again to
+        the book once a rebuild succeeds (:mod:`attention_by_hand.book.serve_errors`).
+        The first build, before this event, still stops `mkdocs serve`.
+        """
+        build = server.builder
+        site = Path(server.root)
+        server.builder = lambda: self._build_or_show_error(build, site)
+        return server
 
     # -- the files ----------------------------------------------------------
 
@@ -204,13 +219,12 @@ class BookPlugin(BasePlugin[BookConfig]):
         # 4. the notebooks, in the background (on_pre_page waits for them)
         for file in notebooks:
             self._start_notebook(file, config, files)
-        # 5. every figure, in both palettes (those the child drew come from the cache)
+        # 5. every figure, in both palettes
         svgs, self.figure_sizes = lib.figure_pages.draw_figures(
             lib.registry.FIGURES,
             lib.registry.PALETTE_NAMES,
             cache=self.cache,
             context=self.figure_context,
-            made_beside=self._wait_for_figure_drawing(),
         )
         for path, svg in svgs.items():
             files.append(File.generated(config, path, content=svg))
@@ -291,8 +305,13 @@ class BookPlugin(BasePlugin[BookConfig]):
         return str(lib.quiz.replace_quizzes(markdown, page=uri, inline=inline))
 
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-        """Stop on a marker nothing understood; maths as MathML; the notebook page cleaned."""
+        """No comments; stop on a marker nothing understood; maths as MathML; the notebook cleaned.
+
+        The comments go first: they hold the page's invisible checks, which
+        the reader does not need (:mod:`attention_by_hand.book.comments`).
+        """
         lib, uri = self.lib, page.file.src_uri
+        html = lib.comments.strip_comments(html)
         lib.markers.check_no_leftover(html, uri)
         html = lib.maths.tex_to_mathml(html, uri)
         if lib.notebook.is_notebook(page.file):
@@ -342,9 +361,6 @@ class BookPlugin(BasePlugin[BookConfig]):
 
     def on_build_error(self, *, error: Exception) -> None:
         """Give nbformat its random ids back; throw away the half-written site."""
-        if self.figure_drawing is not None:  # the figures are no longer needed
-            self.figure_drawing.stop()
-            self.figure_drawing = None
         self._stop_notebooks()
         self._restore_cell_ids()
         logging.getLogger("mkdocs").removeHandler(self.warnings)
@@ -353,6 +369,40 @@ class BookPlugin(BasePlugin[BookConfig]):
             self.staging = None
 
     # -- the steps' details -------------------------------------------------
+
+    def _build_or_show_error(self, build: Callable[[], None], site: Path) -> None:
+        """Rebuild; if that fails, say so in the terminal and put the error page in `site`.
+
+        The libraries are those of the latest build that imported them
+        (a ``SyntaxError`` under ``src/`` leaves the previous ones). Should
+        the error page itself fail, the build's error is raised as MkDocs
+        would raise it, and the server waits for a good build as before.
+        """
+        log = logging.getLogger("mkdocs")
+        logged = self.lib.serve_errors.LoggedProblems()
+        pages = self.lib.serve_errors.html_pages(site)
+        log.addHandler(logged)
+        try:
+            build()
+        except Exception as error:  # noqa: BLE001 - as MkDocs' server catches it
+            log.removeHandler(logged)
+            if not isinstance(error, Abort):  # as MkDocs' server prints them
+                traceback.print_exc()
+            serve_errors = self.lib.serve_errors
+            try:
+                messages, details = serve_errors.problems(error, logged.messages)
+                serve_errors.write_error_pages(
+                    site, pages, serve_errors.error_page(messages, details)
+                )
+            except Exception:
+                log.exception("The error page could not be written")
+                raise error from None
+            log.error(
+                "The rebuild failed: every page shows its error until a rebuild succeeds "
+                "(fix the file and save it)"
+            )
+        finally:
+            log.removeHandler(logged)
 
     def _build_into_staging(self, config: MkDocsConfig) -> None:
         """Build into a fresh folder beside the target; on_post_build moves it into place.
@@ -417,11 +467,6 @@ class BookPlugin(BasePlugin[BookConfig]):
             key=self._notebook_key(file, config),
             executor=self.notebook_runner,
         )
-
-    def _wait_for_figure_drawing(self) -> frozenset[str]:
-        """Wait for the child process drawing figures (see on_config); the entries it made."""
-        drawing, self.figure_drawing = self.figure_drawing, None
-        return frozenset() if drawing is None else drawing.wait()
 
     def _stop_notebooks(self) -> None:
         """Wait for a notebook still running (a build that failed elsewhere) and forget the jobs."""
