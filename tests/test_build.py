@@ -131,9 +131,9 @@ def served_copy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path
     reads what the other edits, so they may run in either order; one serve
     instead of two saves a start-up and a first build (about 4 s).
 
-    The halved weights of the library test would (rightly) fail the notebook's
-    own checks, which stops every rebuild; the serve tests are about the
-    libraries and the page, so the copy shows the notebook without running it.
+    The serve tests are about the libraries and the pages, so the copy shows
+    the notebook without running it: its run would be repeated at every
+    rebuild that an edit under src/ causes.
     """
     copy = copy_for_build(tmp_path_factory.mktemp("served") / "book")
     edit(copy / "mkdocs.yml", "      execute: true\n", "      execute: false\n")
