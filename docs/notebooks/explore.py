@@ -164,8 +164,9 @@ def show_row(scores, values, allowed=None, *, name="row"):
                 arrow(start, start + weights[j] * values[j], c["weight"], 2)
                 start = start + weights[j] * values[j]
         arrow((0, 0), output, c["output"], 2.5)
-        right.annotate(f"output ({as_fractions(output)})", output, xytext=(6, -14),
-                       textcoords="offset points", color=c["output"])  # fmt: skip
+        right.annotate(f"output ({as_fractions(output)})", output, xytext=(0.98, 0.05),
+                       textcoords="axes fraction", ha="right", color=c["output"],
+                       arrowprops={"arrowstyle": "-", "color": c["output"], "lw": 0.8})  # fmt: skip
         lo, hi = np.vstack([values, output, [0, 0]]).min(0), np.vstack([values, output]).max(0)
         right.set_xlim(lo[0] - 0.5, hi[0] + 2)
         right.set_ylim(lo[1] - 0.5, hi[1] + 0.5)
@@ -394,10 +395,10 @@ claim("mostly at key 0 in one head and at key 1", np.argmax(rows, axis=1))
 # and carries three things for the query: the running maximum $m$ of the
 # scores, the running sum $l$ of the exponentials measured from that
 # maximum, and the accumulator $a$, the values weighted the same way. It
-# starts from $m = -\infty$, $l$ = 0 and $a$ = (0, 0). With blocks of 1 key,
+# starts from $m$ = −∞, $l$ = 0 and $a$ = (0, 0). With blocks of 1 key,
 # the running maximum climbs 0, ln 2, ln 3. Each time it rises, what was
 # summed so far is multiplied by $\exp(m_{\text{old}} - m_{\text{new}})$:
-# 0 for the first key, since $m$ was $-\infty$, then 1/2 and 2/3. So the
+# 0 for the first key, since $m$ was −∞, then 1/2 and 2/3. So the
 # running sum goes 1, 3/2, 2 and the accumulator ends at (10/3, 7/3).
 # Dividing by the sum gives (5/3, 7/6), the output found above, and so does
 # every block size: 1, 2 or 3. An implementation can therefore hold one
@@ -445,7 +446,7 @@ claim("$l$ = 0 and $a$ = (0, 0)", 0, 0, 0)
 claim("With blocks of 1 key,\nthe running maximum climbs 0, ln 2, ln 3",
       steps[0][0], maxima[0], np.exp(maxima[1:]))  # fmt: skip
 claim(
-    "0 for the first key, since $m$ was $-\\infty$, then 1/2 and 2/3. So the\n"
+    "0 for the first key, since $m$ was −∞, then 1/2 and 2/3. So the\n"
     "running sum goes 1, 3/2, 2 and the accumulator ends at (10/3, 7/3)",
     factors, [l for *_, l, _ in steps], steps[-1][-1],
 )  # fmt: skip
