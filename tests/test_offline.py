@@ -165,8 +165,11 @@ PAGE_STATE = """async () => {
     styled: !!header && getComputedStyle(header).position !== 'static',
     scripted: document.documentElement.classList.contains('js'),
     broken: images.filter(i => !(i.naturalWidth > 0)).map(i => i.src),
+    // maths the reader can see now: not in a closed block, nor in a quiz explanation
+    // that shows only once a choice is made
     maths: [...document.querySelectorAll('math')].filter(
-      m => !m.closest('details:not([open])')).map(m => m.getBoundingClientRect().width),
+      m => !m.closest('details:not([open])') && m.checkVisibility()
+    ).map(m => m.getBoundingClientRect().width),
     tex: document.querySelectorAll('.arithmatex').length,
     head: document.head.firstElementChild.outerHTML,
   };
