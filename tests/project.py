@@ -55,6 +55,22 @@ def require_tier(tier: str, what: str) -> None:
         )
 
 
+def network_namespace() -> tuple[list[str], str]:
+    """The command prefix that runs a command in an empty network namespace, or why not.
+
+    ``unshare --net`` (as root, or with ``--map-root-user``): the command sees
+    only a loopback interface, and that one down. Returns the prefix and ""
+    when it works here, else the prefix and the reason it does not.
+    """
+    prefix = ["unshare", "--net"] + ([] if os.geteuid() == 0 else ["--map-root-user"])
+    if not shutil.which("unshare"):
+        return prefix, "`unshare` (util-linux) is needed"
+    trial = subprocess.run([*prefix, "true"], capture_output=True, text=True, check=False)
+    if trial.returncode != 0:
+        return prefix, f"cannot make a network namespace here: {trial.stderr.strip()}"
+    return prefix, ""
+
+
 def project_files() -> list[Path]:
     """The files a fresh clone plus uncommitted work would have (git's view)."""
     listed = subprocess.run(

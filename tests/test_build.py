@@ -171,9 +171,9 @@ def served_copy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path
     it ends), so they may run in any order; one serve instead of three saves
     two start-ups and first builds (about 4 s each).
 
-    The halved weights of the library test would (rightly) fail the notebook's
-    own checks, which stops every rebuild; the serve tests are about the
-    libraries and the page, so the copy shows the notebook without running it.
+    The serve tests are about the libraries and the pages, so the copy shows
+    the notebook without running it: its run would be repeated at every
+    rebuild that an edit under src/ causes.
     """
     copy = copy_for_build(tmp_path_factory.mktemp("served") / "book")
     edit(copy / "mkdocs.yml", "      execute: true\n", "      execute: false\n")

@@ -20,7 +20,6 @@ reading tests still run; under ``CI=true`` that skip is a failure.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -31,6 +30,7 @@ import pytest
 from csp_spy import SPY, violations, watch_console
 from page_visits import book_pages, page_id
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+from project import network_namespace
 from sitescan import built_pages, third_party_loads
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,7 +77,7 @@ def offline_build(
     What the build printed is kept next to the site, for the xdist workers
     that did not build it.
     """
-    prefix, reason = _network_namespace()
+    prefix, reason = network_namespace()
 
     def build(destination: Path) -> None:
         if reason:
@@ -105,17 +105,6 @@ def _build_with_the_network_off(prefix: list[str], destination: Path) -> str:
     if result.returncode != 0:
         pytest.fail(f"the build with the network off failed:\n{output}")
     return output
-
-
-def _network_namespace() -> tuple[list[str], str]:
-    """The command prefix that runs a command in an empty network namespace, or why not."""
-    prefix = ["unshare", "--net"] + ([] if os.geteuid() == 0 else ["--map-root-user"])
-    if not shutil.which("unshare"):
-        return prefix, "`unshare` (util-linux) is needed"
-    trial = subprocess.run([*prefix, "true"], capture_output=True, text=True, check=False)
-    if trial.returncode != 0:
-        return prefix, f"cannot make a network namespace here: {trial.stderr.strip()}"
-    return prefix, ""
 
 
 def _pages(site: Path) -> list[str]:
@@ -176,8 +165,11 @@ PAGE_STATE = """async () => {
     styled: !!header && getComputedStyle(header).position !== 'static',
     scripted: document.documentElement.classList.contains('js'),
     broken: images.filter(i => !(i.naturalWidth > 0)).map(i => i.src),
+    // maths the reader can see now: not in a closed block, nor in a quiz explanation
+    // that shows only once a choice is made
     maths: [...document.querySelectorAll('math')].filter(
-      m => !m.closest('details:not([open])')).map(m => m.getBoundingClientRect().width),
+      m => !m.closest('details:not([open])') && m.checkVisibility()
+    ).map(m => m.getBoundingClientRect().width),
     tex: document.querySelectorAll('.arithmatex').length,
     head: document.head.firstElementChild.outerHTML,
   };

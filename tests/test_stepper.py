@@ -59,8 +59,9 @@ def test_default_table_by_hand():
     got = cells(page)
     assert close(got["max-0"], math.log(2))
     assert close(got["max-1"], math.log(3))
-    assert got["factor-0"] == ""  # nothing to rescale before the first block
-    assert "none (first block)" in page
+    # before the first block m = -inf: the factor exp(-inf - ln 2) is 0, nothing to rescale
+    assert close(got["factor-0"], 0)
+    assert "m was −∞" in page
     assert close(got["factor-1"], Fraction(2, 3))
     assert close(got["sum-0"], Fraction(3, 2))
     assert close(got["sum-1"], 2)

@@ -395,6 +395,26 @@ def test_multi_head_attention_transposed_weights_do_not_match_torch() -> None:
     np.testing.assert_allclose(ours, _torch_mha(x, x, weights, 2), rtol=1e-12, atol=1e-12)
 
 
+def test_the_multi_head_lesson_matches_torch(capsys: pytest.CaptureFixture[str]) -> None:
+    """Lesson 5's matrices, copied into torch as its last paragraph says, give its outputs.
+
+    The matrices are taken from the lesson's first code block, run as it is
+    written, so the test follows the page.
+    """
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[1] / "docs/lessons/multi-head-attention.md"
+    first_block = page.read_text(encoding="utf-8").split("```python\n", 1)[1].split("```", 1)[0]
+    lesson: dict[str, Any] = {}
+    # the page's own code, as a reader runs it: defines X, W_Q, W_K, W_V, W_O
+    exec(first_block, lesson)  # noqa: S102 (the lesson's code block, not outside input)
+    capsys.readouterr()
+    x = lesson["X"].astype(np.float64)[np.newaxis]  # [1 sequence, 3 tokens, 2 numbers]
+    weights = [lesson[name].astype(np.float64) for name in ("W_Q", "W_K", "W_V", "W_O")]
+    ours = multi_head_attention(x, x, *weights, n_heads=2)
+    np.testing.assert_allclose(_torch_mha(x, x, weights, 2), ours, rtol=1e-12, atol=1e-12)
+
+
 # ---------------------------------------------------------------------------
 # layer_norm and transformer_block against torch.nn
 # ---------------------------------------------------------------------------

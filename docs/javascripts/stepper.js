@@ -11,7 +11,7 @@
  * The maths is the reference's (attention_by_hand.online), for one query:
  *   m = -Infinity, l = 0, a = 0
  *   for each block B:  m' = max(m, max of the block's scores)
- *                      f  = exp(m - m')            (0 for the first block)
+ *                      f  = exp(m - m')            (exp(-Infinity) = 0 for the first block)
  *                      l  = f * l + sum over B of exp(s_j - m')
  *                      a  = f * a + sum over B of exp(s_j - m') * v_j
  *                      m  = m'
@@ -69,7 +69,7 @@
         first: start,
         last: stop - 1,
         max: newM,
-        factor: start === 0 ? null : factor,
+        factor: factor,
         newMax: start > 0 && newM > m,
         sum: total,
         acc: acc.slice(),
@@ -113,14 +113,14 @@
   /* One block's row, exactly as stepper_html.py's _row_html writes it. */
   function rowHtml(b, row) {
     var keys = row.first === row.last ? String(row.first) : row.first + " to " + row.last;
-    var factor;
-    if (row.factor === null) {
-      factor = '<td data-cell="factor-' + b + '" data-value="">none (first block)</td>';
-    } else {
-      factor = '<td class="abh-num" data-cell="factor-' + b + '" data-value="' +
-        String(row.factor) + '"><span class="abh-n">' + show(row.factor) + "</span>" +
-        (row.newMax ? ' <span class="abh-tag">new maximum</span>' : "") + "</td>";
+    var tag = "";
+    if (b === 0) {
+      tag = ' <span class="abh-tag">m was ' + MINUS + "\u221e</span>";
+    } else if (row.newMax) {
+      tag = ' <span class="abh-tag">new maximum</span>';
     }
+    var factor = '<td class="abh-num" data-cell="factor-' + b + '" data-value="' +
+      String(row.factor) + '"><span class="abh-n">' + show(row.factor) + "</span>" + tag + "</td>";
     return "<tr data-block=\"" + b + "\"" + (row.newMax ? ' class="abh-new-max"' : "") + ">" +
       '<th scope="row">' + b + "</th><td>" + keys + "</td>" +
       num("max-" + b, row.max) + factor + num("sum-" + b, row.sum) +
@@ -231,8 +231,9 @@
       }
       var row = rows[done - 1];
       var text = "Block " + (done - 1) + ", " + keysText(row) + ": ";
-      if (row.factor === null) {
-        text += "running maximum m = " + show(row.max) + ". ";
+      if (done === 1) {
+        text += "running maximum m = " + show(row.max) + ", up from " + MINUS +
+          "\u221e, so the factor is 0: there is nothing yet to rescale. ";
       } else if (row.newMax) {
         text += "new maximum m = " + show(row.max) + "; the sum and the accumulator are first " +
           "rescaled by " + show(row.factor) + ". ";

@@ -14,108 +14,199 @@
 # %% [markdown]
 # # Explore attention yourself
 #
-# This notebook redoes the attention row of the lesson "Read a tiny
-# attention matrix by hand" with the book's own code, checks every number
-# against the fractions worked out by hand, and then lets you change the
-# inputs and watch what follows.
+# This notebook redoes the attention row of lesson 2 ("Read a tiny
+# attention matrix by hand") in code, compares it with the fractions worked
+# out by hand, tries the main ideas of lessons 4 to 7, and then lets you
+# change the inputs and watch what follows.
 #
-# The page you are reading was produced by running the notebook when the
-# book was built. Each `assert` below compares the computed numbers with
-# the hand-worked ones, so if the code and the lesson ever disagreed, the
-# book would not build.
+# It needs only NumPy and Matplotlib, and a Jupyter kernel to run it in:
+# every function it uses is defined below, in a few lines you can read. The
+# book's own package, `attention_by_hand`, holds every function of the
+# lessons, with checks of their inputs and clear errors; it installs with
+# `pip install attention-by-hand`, or, with no network, from a clone of the
+# book's repository with `make install`.
 #
-# To run it yourself, download the notebook (link above) and open it in
-# Jupyter from a Python environment that has NumPy, Matplotlib and the
-# book's `attention_by_hand` package. In a clone of the book's repository,
-# `make install` creates `.venv` with all three.
+# The page you are reading was made by running this notebook when the book
+# was built. The build also checked every number in the text against what
+# the cells compute, with cells of its own that this page and the download
+# leave out.
 
 # %% [markdown]
 # ## Set up
 #
-# `masked_softmax` turns one row of scores into weights, giving exactly
-# zero weight to blocked keys. `show_row` draws the row in the book's light
-# and dark palettes; the book shows the one that matches its palette, while
-# Jupyter shows both. `claim(words, values)` ties the text to the code: it
-# checks that the numbers in `words`, copied from the text above a cell,
-# are the values the cell computed (the book's tests check that the words
-# really are in the text).
+# The next cell defines the functions the notebook uses.
+#
+# - `masked_softmax` turns each row of scores into weights. It subtracts the
+#   largest allowed score first (lesson 2), gives each blocked key exactly
+#   zero weight, and refuses a row with no allowed key.
+# - `attention_weights` divides the dot products of the queries and the keys
+#   by $\sqrt{d_k}$, or multiplies them by the `scale` you give, and applies
+#   the softmax; `attention` then mixes the values with those weights.
+# - `causal_mask` writes the triangle of lesson 3, aligned at the top left
+#   or at the bottom right (lesson 4). `True` means the key may be attended.
+# - `as_fractions` prints numbers as the short fractions they are close to.
+#
+# The book's tests run each of them against the book's package on the same
+# inputs.
 
 # %%
-import base64
-import html
 import math
 from fractions import Fraction
 
 import numpy as np
-from IPython.display import HTML, display
-
-from attention_by_hand import (
-    attention_weights,
-    causal_mask,
-    masked_softmax,
-    multi_head_attention,
-    online_attention,
-    online_attention_steps,
-    scaled_dot_product_attention,
-)
-from attention_by_hand.book.prose import claim
-from attention_by_hand.figures import attention_row, to_svgs
 
 
-def show_row(scores, values, allowed=None, *, name="row"):
-    """Draw one attention row, once in each of the book's palettes."""
-    if allowed is None:
-        allowed = [True] * len(scores)
-    weights = masked_softmax(scores, allowed)
-    out = weights @ np.asarray(values, dtype=float)
-    alt = html.escape(
-        f"Left: bars for the weights {as_fractions(weights)} of keys 0 to "
-        f"{len(weights) - 1}. Right: the value vectors, their weighted shares "
-        f"head to tail, and the output ({as_fractions(out)}).",
-        quote=True,
-    )
-    svgs = to_svgs(
-        lambda palette: attention_row(
-            scores=scores, values=values, allowed=allowed, palette=palette
-        ),
-        ("light", "dark"),
-        salt=f"explore-{name}",
-    )
-    images = [
-        f'<img class="abh-only-{palette}" alt="{alt}" '
-        f'src="data:image/svg+xml;base64,{base64.b64encode(svg).decode()}">'
-        for palette, svg in svgs.items()
-    ]
-    display(HTML('<div class="abh-nb-figure">' + "".join(images) + "</div>"))
+def masked_softmax(scores, allowed=None):
+    """Softmax of each row of `scores` over its allowed keys (True = allowed)."""
+    s = np.asarray(scores, dtype=float)
+    keep = np.broadcast_to(True if allowed is None else np.asarray(allowed, dtype=bool), s.shape)
+    if not keep.any(axis=-1).all():
+        raise ValueError("a row has no allowed key, so its weights are undefined")
+    top = np.max(s, axis=-1, keepdims=True, where=keep, initial=-np.inf)  # largest allowed
+    e = np.exp(np.where(keep, s - top, -np.inf))  # a blocked key: exp(-inf) = 0 exactly
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def attention_weights(q, k, allowed=None, scale=None):
+    """Every query's weights over the keys: [n_q, d_k], [n_k, d_k] -> [n_q, n_k]."""
+    q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
+    if scale is None:
+        scale = 1 / math.sqrt(q.shape[-1])
+    return masked_softmax(q @ k.T * scale, allowed)
+
+
+def attention(q, k, v, allowed=None, scale=None):
+    """Scaled dot-product attention: [n_q, d_k], [n_k, d_k], [n_k, d_v] -> [n_q, d_v]."""
+    return attention_weights(q, k, allowed, scale) @ np.asarray(v, dtype=float)
+
+
+def causal_mask(n_q, n_k=None, align="top-left"):
+    """[n_q, n_k] booleans: query i sees keys 0 to i, or, bottom-right, the queries come last."""
+    n_k = n_q if n_k is None else n_k
+    offset = 0 if align == "top-left" else n_k - n_q
+    return np.tril(np.ones((n_q, n_k), dtype=bool), k=offset)
 
 
 def as_fractions(xs):
-    """Write numbers as short fractions where they are close to one."""
+    """Numbers written as the short fractions they are close to: '1/6, 1/3, 1/2'."""
     fractions = (Fraction(float(x)).limit_denominator(100) for x in np.ravel(xs))
     return ", ".join(str(f) for f in fractions)
 
 
+# %% tags=["book-check"]
+# The book's build: claim() compares the numbers of the text with the values
+# computed here.
+from attention_by_hand.book.prose import claim
+
 # %% [markdown]
-# ## The attention matrix lesson's row, by the book's code
+# The next cell only draws: `show_row` draws one row of attention, its
+# weights as bars and its values with their weighted shares laid head to
+# tail, using Matplotlib. You can run it without reading it.
+
+# %%
+import base64
+import html
+import io
+
+from IPython.display import HTML, display
+from matplotlib import rc_context
+from matplotlib.figure import Figure
+
+#: The colour schemes each figure is drawn in; the book's page draws both and
+#: shows the one that matches its colours. Try ("dark",).
+PALETTES = ("light",)
+COLOURS = {
+    "light": {"paper": "#ffffff", "ink": "#1f2328", "rule": "#d0d7de", "weight": "#3949ab",
+              "value": "#8a5a00", "output": "#b3261e", "blocked": "#eceff4"},
+    "dark": {"paper": "#1e2129", "ink": "#e6e8ee", "rule": "#3a3f4b", "weight": "#9fa8ff",
+             "value": "#f0c068", "output": "#ff8a80", "blocked": "#2c313c"},
+}  # fmt: skip
+
+
+def show_row(scores, values, allowed=None, *, name="row"):
+    """Draw one attention row: its weights, and the values they mix into the output."""
+    weights = masked_softmax(scores, allowed)  # [n_k]
+    values = np.asarray(values, dtype=float)  # [n_k, 2]
+    output = weights @ values  # [2]
+    alt = html.escape(
+        f"Left: bars for the weights {as_fractions(weights)} of keys 0 to {len(weights) - 1}. "
+        f"Right: the values, their weighted shares head to tail, and the output "
+        f"({as_fractions(output)}).",
+        quote=True,
+    )
+    images = []
+    for palette in PALETTES:
+        c = COLOURS[palette]
+        fig = Figure(figsize=(8, 3.6), layout="constrained", facecolor=c["paper"])
+        left, right = fig.subplots(1, 2, width_ratios=[1, 1.3])
+        for ax in (left, right):
+            ax.set_facecolor(c["paper"])
+            ax.tick_params(colors=c["ink"])
+            ax.spines[:].set_color(c["rule"])
+        keys = np.arange(len(weights))
+        left.bar(keys, weights, color=[c["weight"] if w > 0 else c["blocked"] for w in weights])
+        for j, w in enumerate(weights):
+            left.text(j, w + 0.03, as_fractions(w), ha="center", color=c["ink"])
+        left.set_xticks(keys, [f"key {j}" for j in keys])
+        left.set_ylim(0, 1.15)
+        left.set_title("weights", color=c["ink"])
+
+        def arrow(start, end, colour, width, style="-"):
+            props = {"arrowstyle": "-|>", "color": colour, "lw": width, "linestyle": style}
+            right.annotate("", xy=end, xytext=start, arrowprops=props)
+
+        start = np.zeros(2)
+        for j in keys:
+            arrow((0, 0), values[j], c["value"], 1.2, "--")
+            right.annotate(f"v{j}", values[j], xytext=(4, 4), textcoords="offset points",
+                           color=c["value"])  # fmt: skip
+            if weights[j] > 0:
+                arrow(start, start + weights[j] * values[j], c["weight"], 2)
+                start = start + weights[j] * values[j]
+        arrow((0, 0), output, c["output"], 2.5)
+        right.annotate(f"output ({as_fractions(output)})", output, xytext=(0.98, 0.05),
+                       textcoords="axes fraction", ha="right", color=c["output"],
+                       arrowprops={"arrowstyle": "-", "color": c["output"], "lw": 0.8})  # fmt: skip
+        lo, hi = np.vstack([values, output, [0, 0]]).min(0), np.vstack([values, output]).max(0)
+        right.set_xlim(lo[0] - 0.5, hi[0] + 2)
+        right.set_ylim(lo[1] - 0.5, hi[1] + 0.5)
+        right.set_aspect("equal")
+        right.set_title("values (dashed), weighted shares, output", color=c["ink"])
+        svg = io.BytesIO()
+        # a fixed salt and no date: the same figure gives the same file
+        with rc_context({"svg.hashsalt": f"{name}-{palette}", "svg.fonttype": "none"}):
+            fig.savefig(svg, format="svg", metadata={"Date": None})
+        data = base64.b64encode(svg.getvalue()).decode()
+        images.append(
+            f'<img class="abh-only-{palette}" alt="{alt}" src="data:image/svg+xml;base64,{data}">'
+        )
+    display(HTML('<div class="abh-nb-figure">' + "".join(images) + "</div>"))
+
+
+# %% tags=["book-check"]
+PALETTES = ("light", "dark")  # the book's page: both palettes, shown by its colours
+
+# %% [markdown]
+# ## The row of lesson 2, in code
 #
 # One query, three keys. The scores are already scaled: 0, ln 2 and ln 3.
-# The values are v0 = (1, 0), v1 = (0, 2) and v2 = (3, 1). Positions are
-# counted from 0, as everywhere in the book.
+# The values are $v_0$ = (1, 0), $v_1$ = (0, 2) and $v_2$ = (3, 1).
+# Positions are counted from 0, as everywhere in the book.
 
 # %%
 scores = np.log([1.0, 2.0, 3.0])  # already scaled
 values = np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 1.0]])  # v0, v1, v2
-all_keys = np.array([True, True, True])
-positions = np.arange(len(values))
 
-weights = masked_softmax(scores, all_keys)  # [3]
+weights = masked_softmax(scores)  # [3]
 output = weights @ values  # [3] @ [3, 2] -> [2]
 print("weights:", as_fractions(weights))
 print("sum of weights:", as_fractions(weights.sum()))
 print("output:", as_fractions(output))
 
+# %% tags=["book-check"]
+positions = np.arange(len(values))
 claim("already scaled: 0, ln 2 and ln 3", scores[0], np.exp(scores[1:]))
-claim("v0 = (1, 0), v1 = (0, 2) and v2 = (3, 1)", values)
+claim("$v_0$ = (1, 0), $v_1$ = (0, 2) and $v_2$ = (3, 1)", values)
 claim("counted from 0", positions[0])
 
 # %% [markdown]
@@ -123,35 +214,36 @@ claim("counted from 0", positions[0])
 # up to 6, so the weights are 1/6, 2/6 and 3/6 (1/6, 1/3 and 1/2 in lowest
 # terms). The output is
 # (1/6)(1, 0) + (2/6)(0, 2) + (3/6)(3, 1) = (1/6 + 9/6, 4/6 + 3/6) = (5/3, 7/6).
-# The cell below checks the code against that arithmetic, done again here
-# with exact fractions.
+# The cell below does that arithmetic again with exact fractions and
+# compares the code with it. Floats are compared within a tolerance: 1/3,
+# for one, has no exact binary form.
 
 # %%
 # e to the power ln n is n: the exponentials, worked exactly
 hand_exps = [Fraction(n) for n in (1, 2, 3)]
-total = sum(hand_exps)
-hand_weights = [e / total for e in hand_exps]
+hand_weights = [e / sum(hand_exps) for e in hand_exps]
 hand_values = [[Fraction(x) for x in row] for row in values.tolist()]
-hand_output = tuple(
-    sum(w * v[i] for w, v in zip(hand_weights, hand_values, strict=True)) for i in range(2)
-)
-(v0, v1, v2), (w0, w1, w2) = hand_values, hand_weights
-
-claim(
-    "the exponentials of 0, ln 2 and ln 3 are 1, 2 and 3; they add up to 6",
-    scores[0], np.exp(scores[1:]), hand_exps, total,
-)
-claim("weights are 1/6, 2/6 and 3/6 (1/6, 1/3 and 1/2", hand_weights, hand_weights)
-claim(
-    "(1/6)(1, 0) + (2/6)(0, 2) + (3/6)(3, 1) = (1/6 + 9/6, 4/6 + 3/6) = (5/3, 7/6)",
-    w0, v0, w1, v1, w2, v2,
-    w0 * v0[0], w2 * v2[0], w1 * v1[1], w2 * v2[1], hand_output,
-)
+hand_output = [sum(w * v[i] for w, v in zip(hand_weights, hand_values)) for i in range(2)]
 
 close = {"rtol": 0, "atol": 1e-12}  # floats: compare with a tolerance
 assert np.allclose(weights, [float(w) for w in hand_weights], **close), weights
 assert np.allclose(output, [float(x) for x in hand_output], **close), output
 print("the code agrees with the hand calculation")
+
+# %% tags=["book-check"]
+(v0, v1, v2), (w0, w1, w2) = hand_values, hand_weights
+claim(
+    "the exponentials of 0, ln 2 and ln 3 are 1, 2 and 3; they add up to 6",
+    scores[0], np.exp(scores[1:]), hand_exps, sum(hand_exps),
+)  # fmt: skip
+claim("weights are 1/6, 2/6 and 3/6 (1/6, 1/3 and 1/2", hand_weights, hand_weights)
+claim(
+    "(1/6)(1, 0) + (2/6)(0, 2) + (3/6)(3, 1) = (1/6 + 9/6, 4/6 + 3/6) = (5/3, 7/6)",
+    w0, v0, w1, v1, w2, v2,
+    w0 * v0[0], w2 * v2[0], w1 * v1[1], w2 * v2[1], hand_output,
+)  # fmt: skip
+claim("1/3,\nfor one, has no exact binary form", Fraction(1, 3))
+assert Fraction(1 / 3) != Fraction(1, 3)
 
 # %%
 show_row(scores, values, name="lesson-2")
@@ -165,25 +257,26 @@ show_row(scores, values, name="lesson-2")
 
 # %%
 causal = causal_mask(3)[1]  # the row of query 1: key 2 is blocked
-blocked = int(np.flatnonzero(~causal)[0])
 masked_weights = masked_softmax(scores, causal)
 masked_output = masked_weights @ values
 print("weights:", as_fractions(masked_weights))
 print("output:", as_fractions(masked_output))
+print("the blocked weight is exactly zero:", masked_weights[2] == 0.0)
 
-kept_exps = [e for e, ok in zip(hand_exps, causal, strict=True) if ok]
+# %% tags=["book-check"]
+blocked = int(np.flatnonzero(~causal)[0])
+kept_exps = [e for e, ok in zip(hand_exps, causal) if ok]
 claim("Now key 2", blocked)
 claim("the remaining exponentials are 1 and 2", kept_exps)
 claim(
-    "the weights become 1/3, 2/3 and 0, and the output is "
+    "the weights become\n1/3, 2/3 and 0, and the output is "
     "(1/3)(1, 0) + (2/3)(0, 2) = (1/3, 4/3)",
     masked_weights, masked_weights[0], values[0], masked_weights[1], values[1],
     masked_output,
-)
-
-assert np.allclose(masked_weights, [1 / 3, 2 / 3, 0], **close), masked_weights
+)  # fmt: skip
+masked_exact = [e / sum(kept_exps) if ok else 0 for e, ok in zip(hand_exps, causal)]
+assert np.allclose(masked_weights, [float(w) for w in masked_exact], **close)
 assert masked_weights[2] == 0.0, "a blocked key gets exactly zero weight"
-assert np.allclose(masked_output, [1 / 3, 4 / 3], **close), masked_output
 
 # %% [markdown]
 # Setting the old weight of key 2 to zero without renormalizing is a different
@@ -195,30 +288,29 @@ assert np.allclose(masked_output, [1 / 3, 4 / 3], **close), masked_output
 zeroed = np.where(causal, weights, 0.0)
 print("zeroed, not renormalized:", as_fractions(zeroed))
 print("their sum:", as_fractions(zeroed.sum()))
+renormalized = zeroed / zeroed.sum()
+print("zeroed, then renormalized:", as_fractions(renormalized))
+
+# %% tags=["book-check"]
 claim(
     "Setting the old weight of key 2 to zero without renormalizing is a different "
     "operation: the weights 1/6 and 2/6 that are left add up to only 1/2, and "
     "the score of key 2",
     blocked, zeroed[causal], zeroed.sum(), blocked,
-)
+)  # fmt: skip
 assert np.isclose(zeroed.sum(), 1 / 2, **close), zeroed.sum()
-
-renormalized = zeroed / zeroed.sum()
-print("zeroed, then renormalized:", as_fractions(renormalized))
 assert np.allclose(renormalized, masked_weights, **close), renormalized
 
 # %%
 show_row(scores, values, causal, name="lesson-2-masked")
 
 # %% [markdown]
-# ## Further: ideas from the later lessons
+# ## Further: ideas from lessons 4 to 7
 #
-# The lessons after causal masking build on the same arithmetic. The cells
-# below try their main ideas with the book's code: where the causal
-# triangle sits when there are fewer queries than keys ("Every row at
-# once"), several heads ("Several heads"), the online softmax ("Attention
-# one block at a time") and the KV cache ("Generating one token at a
-# time").
+# Lessons 4 to 7 build on the same arithmetic. The cells below try their
+# main ideas: where the causal triangle sits when there are fewer queries
+# than keys (lesson 4), several heads (lesson 5), the online softmax
+# (lesson 6) and the KV cache (lesson 7).
 #
 # ### Where the causal triangle sits
 #
@@ -234,12 +326,13 @@ bottom_right = causal_mask(2, 3, align="bottom-right")
 print("top-left:", top_left.astype(int).tolist())
 print("bottom-right:", bottom_right.astype(int).tolist())
 
+# %% tags=["book-check"]
 # (query, the keys it sees) for each row
 tl = [(i, np.flatnonzero(row).tolist()) for i, row in enumerate(top_left)]
 (q0, seen0), (q1, seen1) = enumerate(np.flatnonzero(r).tolist() for r in bottom_right)
 assert seen1 == list(range(top_left.shape[1])), seen1
 claim("With 2 queries over 3 keys", top_left.shape)
-claim("query 0 sees key 0 only and query 1 sees keys 0 and 1", tl)
+claim("query 0 sees key 0\nonly and query 1 sees keys 0 and 1", tl)
 claim("query 0 sees keys 0 and 1, and query 1 sees all 3 keys", q0, seen0, q1, len(seen1))
 
 # %% [markdown]
@@ -247,125 +340,165 @@ claim("query 0 sees keys 0 and 1, and query 1 sees all 3 keys", q0, seen0, q1, l
 #
 # `multi_head_attention` projects the tokens into queries, keys and values,
 # splits their columns into heads, runs attention in each head on its own
-# columns, puts the heads' outputs side by side and multiplies them by W_O.
-# Take the tokens (2, 0), (0, 2) and (1, 1), every projection the identity,
-# and 2 heads of width 1: head 0 reads column 0, head 1 reads column 1.
-# With the scale set to ln 2, each exponential is 2 to the power of a dot
-# product. The query of token 2, (1, 1), gives the keys the weights 4/7,
-# 1/7 and 2/7 in head 0, but 1/7, 4/7 and 2/7 in head 1: the same query
-# looks mostly at key 0 in one head and at key 1 in the other.
+# columns, puts the heads' outputs side by side and multiplies them by
+# $W_O$. Take the tokens (2, 0), (0, 2) and (1, 1), every projection the
+# identity, and 2 heads of width 1: head 0 reads column 0, head 1 reads
+# column 1. With the scale set to ln 2, each exponential is 2 to the power
+# of a dot product. The query of token 2, (1, 1), gives the keys the weights
+# 4/7, 1/7 and 2/7 in head 0, but 1/7, 4/7 and 2/7 in head 1: the same
+# query looks mostly at key 0 in one head and at key 1 in the other.
 
 # %%
+def multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads, scale=None):
+    """Heads on equal slices of the projected columns, joined, then projected by w_o."""
+    q, k, v = x_q @ w_q, x_kv @ w_k, x_kv @ w_v  # [n_q, d], [n_k, d], [n_k, d]
+    width = q.shape[1] // n_heads
+    columns = [slice(h * width, (h + 1) * width) for h in range(n_heads)]
+    joined = np.hstack([attention(q[:, c], k[:, c], v[:, c], scale=scale) for c in columns])
+    return joined @ w_o  # [n_q, d]
+
+
 x = np.array([[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]])  # 3 tokens, [3, 2]
 eye, scale = np.eye(2), np.log(2)
 mha = multi_head_attention(x, x, eye, eye, eye, eye, n_heads=2, scale=scale)
-# head h on its own: attention over column h alone
-heads = [x[:, [h]] for h in range(2)]
-head_out = [scaled_dot_product_attention(c, c, c, scale=scale) for c in heads]
-assert np.allclose(mha, np.hstack(head_out), **close)
+print("outputs:", mha.round(4).tolist())
 
 token = 2
+heads = [x[:, [h]] for h in range(2)]  # head h's queries, keys and values: column h
 rows = [attention_weights(c, c, scale=scale)[token] for c in heads]
 for h, row in enumerate(rows):
     print(f"head {h}, token {token}: weights {as_fractions(row)}")
+
+# %% tags=["book-check"]
+for h, row in enumerate(rows):
     # by hand: 2 to the power of each dot product, over their sum
     exps = [Fraction(2) ** int(d) for d in heads[h][:, 0] * heads[h][token, 0]]
     assert np.allclose(row, [float(e / sum(exps)) for e in exps], **close)
-
+assert np.allclose(mha, np.hstack([attention(c, c, c, scale=scale) for c in heads]), **close)
 claim("Take the tokens (2, 0), (0, 2) and (1, 1)", x)
 claim(
-    "2 heads of width 1: head 0 reads column 0, head 1 reads column 1",
+    "2 heads of width 1: head 0 reads column 0, head 1 reads\ncolumn 1",
     len(heads), heads[0].shape[1], [(h, h * heads[h].shape[1]) for h in range(2)],
-)
+)  # fmt: skip
 claim("With the scale set to ln 2, each exponential is 2", np.exp(scale), np.exp(scale))
 claim(
-    "The query of token 2, (1, 1), gives the keys the weights 4/7, "
-    "1/7 and 2/7 in head 0, but 1/7, 4/7 and 2/7 in head 1",
+    "The query of token 2, (1, 1), gives the keys the weights\n"
+    "4/7, 1/7 and 2/7 in head 0, but 1/7, 4/7 and 2/7 in head 1",
     token, x[token], rows[0], 0, rows[1], 1,
-)
+)  # fmt: skip
 claim("mostly at key 0 in one head and at key 1", np.argmax(rows, axis=1))
 
 # %% [markdown]
 # ### One block of keys at a time
 #
-# `online_attention_steps` goes through the keys of that same row in
-# blocks and carries three things per query: the running maximum of the
-# scores, the running sum of the exponentials measured from that maximum,
-# and the accumulator, the values weighted the same way. With blocks of 1
-# key, the running maximum climbs 0, ln 2, ln 3. Each time it rises, what
-# was summed so far is multiplied by e to the power (old maximum − new
-# maximum), here 1/2 and then 2/3, so the running sum goes 1, 3/2, 2 and
-# the accumulator ends at (10/3, 7/3). Dividing by the sum gives
-# (5/3, 7/6), the output found above, and so does every block size: 1, 2
-# or 3. An implementation can therefore hold one block of scores at a
-# time, never the whole row.
+# `online_softmax_steps` goes through the keys of that same row in blocks
+# and carries three things for the query: the running maximum $m$ of the
+# scores, the running sum $l$ of the exponentials measured from that
+# maximum, and the accumulator $a$, the values weighted the same way. It
+# starts from $m$ = −∞, $l$ = 0 and $a$ = (0, 0). With blocks of 1 key,
+# the running maximum climbs 0, ln 2, ln 3. Each time it rises, what was
+# summed so far is multiplied by $\exp(m_{\text{old}} - m_{\text{new}})$:
+# 0 for the first key, since $m$ was −∞, then 1/2 and 2/3. So the
+# running sum goes 1, 3/2, 2 and the accumulator ends at (10/3, 7/3).
+# Dividing by the sum gives (5/3, 7/6), the output found above, and so does
+# every block size: 1, 2 or 3. An implementation can therefore hold one
+# block of scores at a time, never the whole row.
 
 # %%
-one_q, k = [[1.0]], scores[:, np.newaxis]  # one query; scale 1 keeps the scores
-steps = online_attention_steps(one_q, k, values, block_size=1, scale=1.0)
-for step in steps:
-    m, total, acc = step.running_max, step.running_sum, step.accumulator
-    print(
-        f"{step.keys_seen} key(s): max ln {as_fractions(np.exp(m))}, "
-        f"sum {as_fractions(total)}, accumulator ({as_fractions(acc)})"
-    )
+def online_softmax_steps(scores, values, block_size):
+    """(keys seen, m, factor, l, a) after each block of one query's keys."""
+    scores, values = np.asarray(scores, dtype=float), np.asarray(values, dtype=float)
+    m, l, a = -np.inf, 0.0, np.zeros(values.shape[1])  # nothing seen yet
+    steps = []
+    for start in range(0, len(scores), block_size):
+        block = slice(start, start + block_size)
+        new_m = max(m, scores[block].max())
+        factor = np.exp(m - new_m)  # exp(m_old - m_new): 0 for the first block
+        p = np.exp(scores[block] - new_m)  # [keys in the block]
+        l = factor * l + p.sum()
+        a = factor * a + p @ values[block]
+        m = new_m
+        steps.append((min(start + block_size, len(scores)), m, factor, l, a))
+    return steps
+
+
+for seen, m, factor, l, a in online_softmax_steps(scores, values, block_size=1):
+    print(f"{seen} key(s): m = ln {as_fractions(np.exp(m))}, factor {as_fractions(factor)}, "
+          f"l = {as_fractions(l)}, a = ({as_fractions(a)})")  # fmt: skip
+for block_size in (1, 2, 3):
+    *_, (seen, m, factor, l, a) = online_softmax_steps(scores, values, block_size)
+    print(f"blocks of {block_size}: output ({as_fractions(a / l)})")
+
+# %% tags=["book-check"]
+steps = online_softmax_steps(scores, values, block_size=1)
+for seen, m, factor, l, a in steps:
     # by hand: everything measured from the largest exponential so far
-    seen = list(zip(hand_exps, hand_values, strict=True))[: step.keys_seen]
-    top = max(e for e, _ in seen)
-    hand = [sum(e / top for e, _ in seen)] + [sum(e / top * v[i] for e, v in seen) for i in (0, 1)]
-    assert np.allclose([np.exp(m[0]), total[0], *acc[0]], [float(f) for f in (top, *hand)], **close)
-
+    top = max(hand_exps[:seen])
+    hand = [sum(e / top for e in hand_exps[:seen])]
+    hand += [sum(e / top * v[i] for e, v in zip(hand_exps[:seen], hand_values)) for i in (0, 1)]
+    assert np.allclose([np.exp(m), l, *a], [float(f) for f in (top, *hand)], **close)
 sizes = range(1, len(values) + 1)
-outputs = [online_attention(one_q, k, values, block_size=b, scale=1.0) for b in sizes]
-assert all(np.allclose(out[0], output, **close) for out in outputs)
-
-maxima = np.array([step.running_max[0] for step in steps])
-claim("With blocks of 1 key, the running maximum climbs 0, ln 2, ln 3",
-      steps[0].keys_seen, maxima[0], np.exp(maxima[1:]))
-claim("here 1/2 and then 2/3, so the running sum goes 1, 3/2, 2 and the "
-      "accumulator ends at (10/3, 7/3)",
-      np.exp(maxima[:-1] - maxima[1:]), [s.running_sum for s in steps], acc)
-claim("Dividing by the sum gives (5/3, 7/6)", steps[-1].output())
+outputs = [online_softmax_steps(scores, values, b)[-1] for b in sizes]
+assert all(np.allclose(a / l, output, **close) for *_, l, a in outputs)
+maxima = np.array([m for _, m, *_ in steps])
+factors = [factor for _, _, factor, _, _ in steps]
+claim("$l$ = 0 and $a$ = (0, 0)", 0, 0, 0)
+claim("With blocks of 1 key,\nthe running maximum climbs 0, ln 2, ln 3",
+      steps[0][0], maxima[0], np.exp(maxima[1:]))  # fmt: skip
+claim(
+    "0 for the first key, since $m$ was −∞, then 1/2 and 2/3. So the\n"
+    "running sum goes 1, 3/2, 2 and the accumulator ends at (10/3, 7/3)",
+    factors, [l for *_, l, _ in steps], steps[-1][-1],
+)  # fmt: skip
+claim("Dividing by the sum gives (5/3, 7/6)", steps[-1][-1] / steps[-1][-2])
 claim("every block size: 1, 2 or 3", list(sizes))
 
 # %% [markdown]
 # ### A KV cache, one token at a time
 #
-# A decoder produces its tokens one at a time. At step t it computes one
+# A decoder produces its tokens one at a time. At step $t$ it computes one
 # new query, appends the new key and value to a cache, and lets the query
-# attend to everything in the cache: keys 0 to t, exactly the keys that
-# row t of a causal mask allows. (One query over the whole cache is the
+# attend to everything in the cache: keys 0 to $t$, exactly the keys that
+# row $t$ of a causal mask allows. (One query over the whole cache is the
 # bottom-right alignment above, with nothing blocked.) Below, 4 tokens with
 # seeded random queries, keys and values of width 2 go through the cache;
 # each step's output equals the matching row of the full causal
 # computation. After the last step the cache holds 4 keys and 4 values of
 # 2 numbers each: 16 numbers for this one head of one layer. Without the
-# cache, step t would compute all t + 1 keys and values again: 1 + 2 + 3 + 4
-# = 10 key and value pairs over the 4 steps, instead of 4.
+# cache, step $t$ would compute all $t + 1$ keys and values again:
+# 1 + 2 + 3 + 4 = 10 key and value pairs over the 4 steps, instead of 4.
 
 # %%
 q, k, v = np.random.default_rng(7).normal(size=(3, 4, 2))  # 4 tokens, [4, 2] each
-full = scaled_dot_product_attention(q, k, v, allowed=causal_mask(len(q)))  # [4, 2]
+full = attention(q, k, v, allowed=causal_mask(len(q)))  # [4, 2]: every row at once
 
 cache_k, cache_v = [], []  # one row more at every step
 for t in range(len(q)):
     cache_k.append(k[t])  # the new token's key and value, computed once
     cache_v.append(v[t])
-    out = scaled_dot_product_attention(q[t : t + 1], cache_k, cache_v)  # [1, 2]
-    assert causal_mask(1, t + 1, align="bottom-right").all()
-    assert np.allclose(out[0], full[t], **close), t
-    print(f"step {t}: {len(cache_k)} key(s) in the cache, output {out[0].round(4)}")
+    out = attention(q[t : t + 1], np.array(cache_k), np.array(cache_v))  # [1, 2]
+    same = np.allclose(out[0], full[t], **close)
+    print(f"step {t}: {len(cache_k)} key(s) in the cache, output {out[0].round(4)}, "
+          f"same as row {t}: {same}")  # fmt: skip
 
+# %% tags=["book-check"]
 cache = np.array([cache_k, cache_v])  # [keys and values, 4, 2]
 recomputed = [len(k[: t + 1]) for t in range(len(q))]  # per step, without a cache
-claim("keys 0 to t", np.flatnonzero(causal_mask(len(q))[-1])[0])
+assert all(
+    np.allclose(attention(q[t : t + 1], k[: t + 1], v[: t + 1])[0], full[t], **close)
+    for t in range(len(q))
+)
+assert all(causal_mask(1, t + 1, align="bottom-right").all() for t in range(len(q)))
+claim("keys 0 to $t$", np.flatnonzero(causal_mask(len(q))[-1])[0])
 claim("Below, 4 tokens", len(q))
 claim("keys and values of width 2", q.shape[1])
-claim("the cache holds 4 keys and 4 values of 2 numbers each: 16 numbers",
-      len(cache_k), len(cache_v), cache.shape[-1], cache.size)
-claim("all t + 1 keys and values again: 1 + 2 + 3 + 4 = 10 key and value pairs "
-      "over the 4 steps, instead of 4",
-      recomputed[-1] - t, recomputed, sum(recomputed), len(q), len(cache_k))
+claim("the cache holds 4 keys and 4 values of\n2 numbers each: 16 numbers",
+      len(cache_k), len(cache_v), cache.shape[-1], cache.size)  # fmt: skip
+claim(
+    "all $t + 1$ keys and values again:\n1 + 2 + 3 + 4 = 10 key and value pairs "
+    "over the 4 steps, instead of 4",
+    recomputed[-1] - t, recomputed, sum(recomputed), len(q), len(cache_k),
+)  # fmt: skip
 
 # %% [markdown]
 # ## Your turn: change the inputs
@@ -373,13 +506,13 @@ claim("all t + 1 keys and values again: 1 + 2 + 3 + 4 = 10 key and value pairs "
 # **Edit the cell below**, then run it and the cells after it. Try, for
 # example:
 #
-# - the same scores with a much longer v1: the weights stay the same, the
+# - the same scores with a much longer $v_1$: the weights stay the same, the
 #   output moves a long way;
 # - equal scores: every allowed key gets the same weight;
 # - adding the same number to every score: nothing changes, softmax
 #   ignores a constant shift;
 # - blocking different keys with `my_allowed` (at least one must stay
-#   True: the book's code refuses a row with no allowed key).
+#   True: `masked_softmax` refuses a row with no allowed key).
 #
 # Each value has two numbers so that the figure can draw it as an arrow.
 
@@ -390,7 +523,7 @@ my_values = [[1, 0], [0, 2], [3, 1]]  # one value per key, two numbers each
 my_allowed = [True, True, False]  # True: the key takes part; False: blocked
 
 # %% [markdown]
-# The next cell computes your row with the book's code and with a plain
+# The next cell computes your row with `masked_softmax` and with a plain
 # loop over the keys, and checks what must hold whatever the inputs:
 # weights are never negative, blocked keys get exactly zero, the allowed
 # weights add up to 1, and the output is the weighted sum of the values.
@@ -407,16 +540,20 @@ print("output: ", np.round(my_output, 4))
 
 # the same row with a plain loop: exponentials of the allowed scores,
 # shifted by the largest allowed score so that nothing overflows
-top = max(score for score, ok in zip(s, keep, strict=True) if ok)
-exps = [math.exp(score - top) if ok else 0.0 for score, ok in zip(s, keep, strict=True)]
+top = max(score for score, ok in zip(s, keep) if ok)
+exps = [math.exp(score - top) if ok else 0.0 for score, ok in zip(s, keep)]
 by_hand = [e / sum(exps) for e in exps]
-mixed = sum(w * row for w, row in zip(by_hand, v, strict=True))
+mixed = sum(w * row for w, row in zip(by_hand, v))
 
 assert np.allclose(my_weights, by_hand, **close), (my_weights, by_hand)
 assert (my_weights >= 0).all(), "weights are never negative"
 assert (my_weights[~keep] == 0).all(), "blocked keys get exactly zero"
-claim("the allowed weights add up to 1", my_weights[keep].sum())
+assert np.isclose(my_weights[keep].sum(), 1, **close), "the allowed weights add up to 1"
 assert np.allclose(my_output, mixed, **close), (my_output, mixed)
+print("all checks hold")
+
+# %% tags=["book-check"]
+claim("the allowed\nweights add up to 1", my_weights[keep].sum())
 
 # %%
 show_row(s, v, keep, name="yours")

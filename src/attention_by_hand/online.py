@@ -3,10 +3,13 @@
 Milakov and Gimelshein (2018, "Online normalizer calculation for softmax",
 arXiv:1805.02867) compute a softmax in one pass by carrying a running
 maximum and a running sum of exponentials, rescaling the sum whenever a new
-maximum arrives. FlashAttention (Dao et al., 2022, arXiv:2205.14135) carries
-the weighted sum of the values along with them, so that attention is
+maximum arrives. Rabe and Staats (2021, "Self-attention Does Not Need O(n²)
+Memory", arXiv:2112.05682) carry the weighted sum of the values along with
+them, starting from a maximum of minus infinity, so that attention is
 computed one block of keys at a time and the whole row of scores is never
-held at once.
+held at once; FlashAttention (Dao et al., 2022, arXiv:2205.14135) arranges
+the same computation so that the GPU's main memory is read and written far
+less.
 
 The functions here take the same arguments as
 :func:`attention_by_hand.core.scaled_dot_product_attention` (plus

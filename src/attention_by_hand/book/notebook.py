@@ -25,11 +25,22 @@ A failing cell
     :class:`~mkdocs.exceptions.PluginError` that names the notebook, the
     error and the cell, instead of a long Python traceback.
 
+The book's checks, run but not shown
+    A code cell tagged :data:`CHECK_TAG` (``# %% tags=["book-check"]`` in the
+    jupytext source) holds the build's checks: ``claim()`` calls and asserts
+    that tie the Markdown's numbers to the computed values. The build runs
+    it with the others, so a failing check stops the build, and then drops
+    it from the page (nbconvert's ``TagRemovePreprocessor``, moved after the
+    cells are run: :func:`render_jupyter_config`) and from the download
+    (:func:`ipynb_text`). The reader sees a lesson, and the downloaded
+    notebook needs nothing but NumPy, Matplotlib and a kernel.
+
 Download
     Each notebook is converted to ``.ipynb`` in memory (jupytext, without
-    outputs: the reader runs it) and added to the site next to its page, as
-    ``notebooks/<name>.ipynb``; the page starts with a link to it.
-    (``include_source: true`` would copy the ``.py`` file, not a notebook.)
+    outputs: the reader runs it; without the check cells) and added to the
+    site next to its page, as ``notebooks/<name>.ipynb``; the page starts
+    with a link to it. (``include_source: true`` would copy the ``.py``
+    file, not a notebook.)
 
 Nothing from a CDN, and a light page
     mkdocs-jupyter puts in front of the notebook about 600 KB of inline CSS
@@ -85,6 +96,9 @@ NOTEBOOKS = "notebooks/*.py"
 NOTEBOOK_KIND = "notebooks"
 #: The stylesheet the notebook page links instead of mkdocs-jupyter's CSS.
 STYLESHEET = "stylesheets/notebook.css"
+#: The tag of the cells that hold the build's checks: run, then left out of
+#: the page and of the download.
+CHECK_TAG = "book-check"
 
 WRAPPER = '<div class="jupyter-wrapper">'
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -133,8 +147,19 @@ def is_notebook(file: File) -> bool:
 
 
 def ipynb_text(source: str) -> str:
-    """The notebook, without outputs, as ``.ipynb`` JSON, from its jupytext percent source."""
-    return str(jupytext.writes(jupytext.reads(source, fmt="py:percent"), fmt="ipynb"))
+    """The notebook to download, as ``.ipynb`` JSON, from its jupytext percent source.
+
+    Without outputs (the reader runs it) and without the cells tagged
+    :data:`CHECK_TAG` (the book's checks, which need the book's package).
+    """
+    notebook = jupytext.reads(source, fmt="py:percent")
+    notebook.cells = [cell for cell in notebook.cells if not is_check_cell(cell)]
+    return str(jupytext.writes(notebook, fmt="ipynb"))
+
+
+def is_check_cell(cell: Any) -> bool:
+    """Whether the notebook cell `cell` holds the build's checks (tagged :data:`CHECK_TAG`)."""
+    return CHECK_TAG in cell.get("metadata", {}).get("tags", [])
 
 
 def stop_on_failing_cell(render: Callable[P, None], page: str) -> Callable[P, None]:
@@ -250,15 +275,19 @@ def _render_and_keep(
 
 COALESCE = "nbconvert.preprocessors.CoalesceStreamsPreprocessor"
 EXECUTE = "nbconvert.preprocessors.ExecutePreprocessor"
+TAG_REMOVE = "nbconvert.preprocessors.TagRemovePreprocessor"
 
 
 def render_jupyter_config() -> dict[str, Any]:
-    """The Jupyter configuration the render reads: streams merged after the run.
+    """The Jupyter configuration the render reads: streams merged, checks dropped, after the run.
 
     nbconvert's preprocessors in their default order, but
     ``CoalesceStreamsPreprocessor`` (which merges a cell's consecutive
     stdout, or stderr, outputs into one) moved after
-    ``ExecutePreprocessor``, where the outputs come from, and switched on.
+    ``ExecutePreprocessor``, where the outputs come from, and switched on;
+    and ``TagRemovePreprocessor`` moved after both and told to remove the
+    cells tagged :data:`CHECK_TAG`, so that those run (nbconvert's default
+    order removes cells before running the others) but are not on the page.
     The kernel is stopped at once after the last cell (``immediate``), not
     asked to shut down and waited for (``graceful``, about 0.2 s more on the
     cold build's critical path): nothing is read from it after the run.
@@ -271,11 +300,14 @@ def render_jupyter_config() -> dict[str, Any]:
     """
     from nbconvert.exporters import Exporter
 
-    order = [name for name in Exporter().default_preprocessors if name != COALESCE]
-    order.insert(order.index(EXECUTE) + 1, COALESCE)
+    moved = (COALESCE, TAG_REMOVE)
+    order = [name for name in Exporter().default_preprocessors if name not in moved]
+    after_run = order.index(EXECUTE) + 1
+    order[after_run:after_run] = moved
     return {
         "Exporter": {"default_preprocessors": order},
         "CoalesceStreamsPreprocessor": {"enabled": True},
+        "TagRemovePreprocessor": {"enabled": True, "remove_cell_tags": [CHECK_TAG]},
         "NotebookClient": {"shutdown_kernel": "immediate"},
         "KernelManager": {"transport": "ipc"},
     }

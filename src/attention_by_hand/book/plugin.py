@@ -315,6 +315,7 @@ class BookPlugin(BasePlugin[BookConfig]):
         lib.markers.check_no_leftover(html, uri)
         html = lib.maths.tex_to_mathml(html, uri)
         if lib.notebook.is_notebook(page.file):
+            html = lib.maths.notebook_tex_to_mathml(html, uri)
             html = self._clean_notebook(html, page, config, files)
         return str(html)
 

@@ -212,15 +212,16 @@ def stepper_rows(steps: Sequence[OnlineStep], block_size: int) -> list[dict[str,
     Returns
     -------
     list of dict
-        Per block: ``first`` and ``last`` key, ``max``, ``factor`` (None for
-        the first block), ``new_max`` (a block after the first raised the
+        Per block: ``first`` and ``last`` key, ``max``, ``factor``
+        (``exp(m_old - m_new)``; 0 for the first block, whose ``m_old`` is
+        minus infinity), ``new_max`` (a block after the first raised the
         maximum), ``sum``, ``acc`` and ``out`` (``acc / sum``).
     """
     rows = []
-    previous = -math.inf
+    previous = -math.inf  # the running maximum before any key: exp(-inf - m) = 0
     for b, step in enumerate(steps):
         m = float(step.running_max[0])
-        factor = None if b == 0 else math.exp(previous - m)
+        factor = math.exp(previous - m)
         rows.append(
             {
                 "first": b * block_size,
@@ -342,14 +343,15 @@ def _table_html(rows: list[dict[str, Any]], d_v: int, uid: str) -> str:
 def _row_html(b: int, row: dict[str, Any], d_v: int) -> str:
     """One block's row, exactly as ``stepper.js`` writes it (``rowHtml`` there)."""
     keys = f"{row['first']}" if row["first"] == row["last"] else f"{row['first']} to {row['last']}"
-    if row["factor"] is None:
-        factor = f'<td data-cell="factor-{b}" data-value="">none (first block)</td>'
-    else:
-        tag = ' <span class="abh-tag">new maximum</span>' if row["new_max"] else ""
-        factor = (
-            f'<td class="abh-num" data-cell="factor-{b}" data-value="{row["factor"]!r}">'
-            f'<span class="abh-n">{_show(row["factor"])}</span>{tag}</td>'
-        )
+    tag = ""
+    if b == 0:
+        tag = ' <span class="abh-tag">m was −∞</span>'
+    elif row["new_max"]:
+        tag = ' <span class="abh-tag">new maximum</span>'
+    factor = (
+        f'<td class="abh-num" data-cell="factor-{b}" data-value="{_plain(row["factor"])}">'
+        f'<span class="abh-n">{_show(row["factor"])}</span>{tag}</td>'
+    )
     cls = ' class="abh-new-max"' if row["new_max"] else ""
     return (
         f'<tr data-block="{b}"{cls}><th scope="row">{b}</th><td>{keys}</td>'
