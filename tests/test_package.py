@@ -84,16 +84,7 @@ NOTEBOOK_TOOLS = ("ipykernel", "nbclient")
 #: page and the block's first line of code, with the reason. They still run
 #: (the blocks after them need their names), and must still differ: a block
 #: that runs as shown is taken off the list.
-NEEDS_REPOSITORY: dict[tuple[str, str], str] = {
-    ("docs/lessons/attention-matrix.md", "from attention_by_hand import masked_softmax"): (
-        "uses `scores`, which only the invisible check after the Fraction block sets to "
-        "0, ln 2 and ln 3; a reader's copy still has the first example's scores (1/2, 3/2, 2)"
-    ),
-    (
-        "docs/lessons/attention-matrix.md",
-        "allowed = np.array([True, True, False])  # the last key is blocked",
-    ): "the same `scores`, set only by the invisible check",
-}
+NEEDS_REPOSITORY: dict[tuple[str, str], str] = {}
 
 #: Imports of the book's build, as a downloaded notebook would run them.
 BUILD_IMPORT = re.compile(r"^\s*(?:from|import)\s+attention_by_hand\.book\b", re.MULTILINE)
