@@ -112,7 +112,9 @@ EMPTY = "type a number"
 DIVISION_BY_ZERO = "undefined: division by zero"
 COMMA_DECIMAL = "use a dot for decimals"
 SEVERAL_NUMBERS = "this blank takes one number: type each entry in its own blank"
-TOO_LONG = f"too long to check: type at most {MAX_DIGITS} digits and an exponent of at most {MAX_DIGITS}"
+TOO_LONG = (
+    f"too long to check: type at most {MAX_DIGITS} digits and an exponent of at most {MAX_DIGITS}"
+)
 FEWER_PLACES = "give at least two decimal places"
 #: How a shape is named in messages, by its number of dimensions.
 SHAPE_NAMES = ("a number", "a vector", "a matrix")
@@ -339,36 +341,36 @@ def read_written_answer(text: str) -> WrittenAnswer:
         raise TypeError(f"read_written_answer() reads a string; got {type(text).__name__}")
     written = text.strip(SPACE)
     if not written:
-        raise AnswerError("the answer is empty; write a number, a vector or a matrix")
+        raise AnswerError("nothing to read: write a number, a vector or a matrix")
     if written.startswith("[") and written.endswith("]"):
         inner = written[1:-1].strip(SPACE)
         if inner.startswith("["):
             rows = [_entries(row, written) for row in re.split(rf"\]{_S}*,{_S}*\[", inner[1:-1])]
             if not inner.endswith("]") or len(rows) < 2 or min(map(len, rows)) < 2:
                 raise AnswerError(
-                    f"cannot read {written!r} as a matrix: write its rows in brackets, "
-                    "at least two rows of at least two entries, as in [[1, 0], [1/2, 1/2]]"
+                    f"{written!r} is not a matrix: write at least two rows of at least two "
+                    "entries, each row in brackets, as in [[1, 0], [1/2, 1/2]]"
                 )
             if len({len(row) for row in rows}) > 1:
                 sizes = ", ".join(str(len(row)) for row in rows)
                 raise AnswerError(
-                    f"the rows of the matrix {written!r} have {sizes} entries; "
-                    "give every row the same number of entries"
+                    f"the rows of {written!r} have {sizes} entries: give every row the same "
+                    "number of entries"
                 )
             entries = tuple(entry for row in rows for entry in row)
             return WrittenAnswer(written, (len(rows), len(rows[0])), entries)
     if written.startswith("(") and written.endswith(")"):
-        entries = _entries(written[1:-1], written)
-        if len(entries) < 2:
+        vector = _entries(written[1:-1], written)
+        if len(vector) < 2:
             raise AnswerError(
-                f"the vector {written!r} has one entry; write one number without "
-                "brackets, or at least two entries as in (7/6, 4/3)"
+                f"{written!r} is a vector of one entry: write one number without brackets, "
+                "or at least two entries, as in (7/6, 4/3)"
             )
-        return WrittenAnswer(written, (len(entries),), tuple(entries))
+        return WrittenAnswer(written, (len(vector),), tuple(vector))
     if written[:1] in "([" or written[-1:] in ")]":
         raise AnswerError(
-            f"cannot read {written!r}: write a vector as (7/6, 4/3) and a matrix as "
-            "[[1, 0], [1/2, 1/2]]"
+            f"{written!r} is neither a number nor a vector nor a matrix: write a vector as "
+            "(7/6, 4/3) and a matrix as [[1, 0], [1/2, 1/2]]"
         )
     return WrittenAnswer(written, (), (_expected(written),))
 
@@ -377,7 +379,9 @@ def _entries(inside: str, written: str) -> list[Expected]:
     """The entries of a vector or a row, separated by commas that are not thousands marks."""
     parts = re.split(r",(?![0-9]{3}(?![0-9]))", inside)
     if any(not part.strip(SPACE) for part in parts):
-        raise AnswerError(f"{written!r} has an empty entry; write a number between every two commas")
+        raise AnswerError(
+            f"{written!r} has an empty entry: write a number between every two commas"
+        )
     return [_expected(part.strip(SPACE)) for part in parts]
 
 
@@ -387,20 +391,19 @@ def _expected(entry: str) -> Expected:
         try:
             return Expected(entry, read_answer(entry).value)
         except AnswerError as error:
-            raise AnswerError(f"cannot read the answer {entry!r}: {error.problem}") from None
+            raise AnswerError(f"{entry!r}: {error.problem}") from None
     decimal = entry[1:].strip(SPACE)
     if decimal[:1] in ("(", "["):
         raise AnswerError(
-            f"cannot read the answer {entry!r}: write '≈' before each entry that is "
-            "approximate, as in (≈ 0.73, ≈ 0.27)"
+            f"{entry!r}: write '≈' before each entry that is approximate, as in (≈ 0.73, ≈ 0.27)"
         )
     try:
         reading = read_answer(decimal)
     except AnswerError as error:
-        raise AnswerError(f"cannot read the answer {entry!r}: {error.problem}") from None
+        raise AnswerError(f"{entry!r}: {error.problem}") from None
     if reading.places is None or reading.places < MIN_PLACES:
         raise AnswerError(
-            f"the approximate answer {entry!r} needs a decimal with at least {MIN_PLACES} "
+            f"{entry!r}: an approximate answer needs a decimal of at least {MIN_PLACES} "
             "places after '≈' (as in ≈ 0.73); write an exact answer without '≈'"
         )
     return Expected(entry, reading.value, reading.places)

@@ -67,8 +67,10 @@ __all__ = [
     "ExerciseError",
     "Mistake",
     "PageExercise",
+    "block_exercise",
     "exercise_blocks",
     "is_exercise_info",
+    "near_miss_error",
     "page_exercises",
     "parse_exercise",
     "render_exercise",
@@ -231,18 +233,17 @@ def exercise_blocks(markdown: str) -> list[FencedBlock]:
     return [block for block in fenced_blocks(markdown) if is_exercise_info(block.info)]
 
 
-def page_exercises(markdown: str, path: str, *, first_line: int = 1) -> list[PageExercise]:
+def page_exercises(markdown: str, path: str) -> list[PageExercise]:
     """Every exercise of a page, parsed; stop at the first problem.
 
     Parameters
     ----------
     markdown : str
-        The page's Markdown, as written in its file (or from `first_line` on).
+        The page's Markdown, as written in its file (front matter included,
+        so that lines are the file's).
     path : str
         The file's path relative to the repository root, for messages
         (``docs/lessons/x.md``).
-    first_line : int, optional
-        The line of the file that `markdown` starts at.
 
     Raises
     ------
@@ -251,31 +252,44 @@ def page_exercises(markdown: str, path: str, *, first_line: int = 1) -> list[Pag
         block never closed, or a malformed block; the message starts with
         ``path, line N:`` (the line in the file) and says how to fix it.
     """
-    shift = first_line - 1
     for line, opening in near_miss_fences(markdown, INFO):
+        raise near_miss_error(path, line, opening)
+    return [
+        PageExercise(number, block, block_exercise(block, number, path))
+        for number, block in enumerate(exercise_blocks(markdown), start=1)
+    ]
+
+
+def near_miss_error(path: str, line: int, opening: str) -> ExerciseError:
+    """The error for the fence `opening` at `line`, which looks like a misspelled ```` ```exercise ````."""
+    return ExerciseError(
+        f"{path}, line {line}: '{opening}' looks like a misspelled exercise fence, which "
+        "would show the answers as code; write ```exercise (nothing after it) to make an "
+        "exercise, or give the code block another language",
+        line,
+    )
+
+
+def block_exercise(block: FencedBlock, number: int, path: str) -> Exercise:
+    """The exercise written in `block`, the `number`-th of the page at `path`.
+
+    Raises
+    ------
+    ExerciseError
+        If the block is never closed or is malformed, naming `path` and the line.
+    """
+    if not block.closed:
         raise ExerciseError(
-            f"{path}, line {line + shift}: '{opening}' looks like a misspelled exercise "
-            "fence, which would show the answers as code; write ```exercise (nothing after "
-            "it) to make an exercise, or give the code block another language",
-            line + shift,
+            f"{path}, line {block.line}: exercise {number}: the ```exercise block is never "
+            f"closed; end it with {block.fence} on a line of its own",
+            block.line,
         )
-    found = []
-    for number, block in enumerate(exercise_blocks(markdown), start=1):
-        where = f"{path}, line {block.line + shift}: exercise {number}"
-        if not block.closed:
-            raise ExerciseError(
-                f"{where}: the ```exercise block is never closed; end it with "
-                f"{block.fence} on a line of its own",
-                block.line + shift,
-            )
-        try:
-            exercise = parse_exercise("\n".join(block.body), line=block.line + shift)
-        except ExerciseError as error:
-            raise ExerciseError(
-                f"{path}, line {error.line}: exercise {number}: {error}", error.line
-            ) from None
-        found.append(PageExercise(number, block, exercise))
-    return found
+    try:
+        return parse_exercise("\n".join(block.body), line=block.line)
+    except ExerciseError as error:
+        raise ExerciseError(
+            f"{path}, line {error.line}: exercise {number}: {error}", error.line
+        ) from None
 
 
 def replace_exercises(
@@ -284,7 +298,6 @@ def replace_exercises(
     page: str,
     inline: Callable[[str], str] = html.escape,
     block: Callable[[str], str] = html.escape,
-    first_line: int = 1,
 ) -> str:
     """Replace each ```` ```exercise ```` block of a page with the exercise's HTML.
 
@@ -299,19 +312,18 @@ def replace_exercises(
         HTML (:func:`attention_by_hand.book.quiz.inline_markdown`,
         :func:`~attention_by_hand.book.quiz.block_markdown`). Default:
         escape the text.
-    first_line : int, optional
-        The line of the file that `markdown` starts at (after the front matter).
-
     Raises
     ------
     ExerciseError
         As :func:`page_exercises` does.
     """
     out, at = [], 0
-    for found in page_exercises(markdown, page, first_line=first_line):
+    for found in page_exercises(markdown, page):
         start, end = found.block.start, found.block.end
         uid = f"exercise-{found.number}"
-        rendered = render_exercise(found.exercise, found.number, uid=uid, inline=inline, block=block)
+        rendered = render_exercise(
+            found.exercise, found.number, uid=uid, inline=inline, block=block
+        )
         indent = found.block.indent
         out.append(markdown[at:start])
         out.append("\n" + "".join(f"{indent}{row}\n" for row in rendered.splitlines()) + "\n")
@@ -474,7 +486,11 @@ def _read_line(draft: _Draft, text: str, number: int) -> list[str] | None:
         raise ExerciseError(_unknown_key(key["key"]), number)
     raise ExerciseError(
         f"the line {_short(text.strip())} fits nowhere"
-        + (" (it is indented, but no line above it takes a continuation)" if text[:1] in " \t" else "")
+        + (
+            " (it is indented, but no line above it takes a continuation)"
+            if text[:1] in " \t"
+            else ""
+        )
         + f". {SYNTAX}",
         number,
     )
@@ -505,8 +521,7 @@ def _add_answer(draft: _Draft, text: str, number: int) -> None:
     label, written = split
     if not written:
         raise ExerciseError(
-            f"the answer {label!r} has no value; write it after the colon, as in "
-            f"'= {label}: 7/6'",
+            f"the answer {label!r} has no value; write it after the colon, as in '= {label}: 7/6'",
             number,
         )
     try:
@@ -715,8 +730,10 @@ def render_exercise(
     skill = f' data-new-numbers="{exercise.new_numbers}"' if exercise.new_numbers else ""
     rows = [
         f'<div class="abh-exercise" id="{uid}"{skill}>',
-        f'<p class="abh-ex-question"><strong class="abh-ex-title">Exercise {number}.</strong> '
-        f"{inline(exercise.question)}</p>",
+        (
+            f'<p class="abh-ex-question"><strong class="abh-ex-title">Exercise {number}.</strong> '
+            f"{inline(exercise.question)}</p>"
+        ),
         f'<fieldset class="abh-ex-blanks" hidden><legend>Your answer to exercise {number}</legend>',
         f'<p class="abh-ex-rule">{html.escape(rule_sentence(exercise))} {PRIVACY_NOTE}</p>',
     ]
@@ -732,8 +749,7 @@ def render_exercise(
             else ""
         )
         + "</div>",
-        f'<div class="abh-ex-feedback" id="{uid}-feedback" role="status" aria-live="polite">'
-        "</div>",
+        f'<div class="abh-ex-feedback" id="{uid}-feedback" role="status" aria-live="polite"></div>',
         "</fieldset>",
     ]
     if exercise.hints:
@@ -775,11 +791,7 @@ def _blanks(answer: Answer, aid: str, index: int, inline: Callable[[str], str]) 
         entry = entries[k]
         bid = f"{aid}-e{k}"
         approx = '<span class="abh-ex-approx">≈</span>' if entry.approximate else ""
-        named = (
-            f' aria-labelledby="{aid}-label {bid}-name"'
-            if name is not None
-            else ""
-        )
+        named = f' aria-labelledby="{aid}-label {bid}-name"' if name is not None else ""
         hidden_name = (
             f'<span class="abh-sr-only" id="{bid}-name">{name}'
             f"{', approximately' if entry.approximate else ''}</span>"
@@ -822,10 +834,7 @@ def _checker_data(exercise: Exercise) -> dict[str, object]:
     """The answers as the checker reads them: exact values as ``"n/d"``, places, mistakes."""
 
     def entries(answer: WrittenAnswer) -> list[dict[str, object]]:
-        return [
-            {"value": str(entry.value), "places": entry.places}
-            for entry in answer.entries
-        ]
+        return [{"value": str(entry.value), "places": entry.places} for entry in answer.entries]
 
     return {
         "answers": [

@@ -164,7 +164,9 @@ def fenced_blocks(markdown: str) -> list[FencedBlock]:
         if closed:
             position += len(lines[index].rstrip("\r\n"))
             blocks.append(
-                FencedBlock(first + 1, start, position, indent, fence, info, written, tuple(body), True)
+                FencedBlock(
+                    first + 1, start, position, indent, fence, info, written, tuple(body), True
+                )
             )
             position += len(lines[index]) - len(lines[index].rstrip("\r\n"))
             index += 1
