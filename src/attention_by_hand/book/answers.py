@@ -342,20 +342,25 @@ def read_written_answer(text: str) -> WrittenAnswer:
     written = text.strip(SPACE)
     if not written:
         raise AnswerError("nothing to read: write a number, a vector or a matrix")
+    if written.startswith("≈") and written[1:].strip(SPACE)[:1] in ("(", "["):
+        raise AnswerError(
+            f"{written!r}: write '≈' before each entry that is approximate, as in "
+            "(≈ 0.73, ≈ 0.27)"
+        )
     if written.startswith("[") and written.endswith("]"):
         inner = written[1:-1].strip(SPACE)
         if inner.startswith("["):
             rows = [_entries(row, written) for row in re.split(rf"\]{_S}*,{_S}*\[", inner[1:-1])]
-            if not inner.endswith("]") or len(rows) < 2 or min(map(len, rows)) < 2:
-                raise AnswerError(
-                    f"{written!r} is not a matrix: write at least two rows of at least two "
-                    "entries, each row in brackets, as in [[1, 0], [1/2, 1/2]]"
-                )
-            if len({len(row) for row in rows}) > 1:
+            if len(rows) > 1 and len({len(row) for row in rows}) > 1:
                 sizes = ", ".join(str(len(row)) for row in rows)
                 raise AnswerError(
                     f"the rows of {written!r} have {sizes} entries: give every row the same "
                     "number of entries"
+                )
+            if not inner.endswith("]") or len(rows) < 2 or len(rows[0]) < 2:
+                raise AnswerError(
+                    f"{written!r} is not a matrix: write at least two rows of at least two "
+                    "entries, each row in brackets, as in [[1, 0], [1/2, 1/2]]"
                 )
             entries = tuple(entry for row in rows for entry in row)
             return WrittenAnswer(written, (len(rows), len(rows[0])), entries)
@@ -393,10 +398,6 @@ def _expected(entry: str) -> Expected:
         except AnswerError as error:
             raise AnswerError(f"{entry!r}: {error.problem}") from None
     decimal = entry[1:].strip(SPACE)
-    if decimal[:1] in ("(", "["):
-        raise AnswerError(
-            f"{entry!r}: write '≈' before each entry that is approximate, as in (≈ 0.73, ≈ 0.27)"
-        )
     try:
         reading = read_answer(decimal)
     except AnswerError as error:
