@@ -174,7 +174,7 @@ REFUSED: list[tuple[str, str]] = [
     ("0x10", unreadable("0x10")),
     ("1_000", unreadable("1_000")),
     ("١٢", unreadable("١٢")),  # Arabic-Indic digits
-    ("１", unreadable("１")),  # a full-width digit
+    ("\uff11", unreadable("\uff11")),  # a full-width digit one
     ("½½", unreadable("½½")),
     ("50%", unreadable("50%")),
     ("50 %", unreadable("50 %")),
@@ -363,7 +363,11 @@ WRITTEN = [
     ("(1,000, 2)", (2,), [(F(1000), None), (F(2), None)]),
     ("(1,2)", (2,), [(F(1), None), (F(2), None)]),
     ("(≈ 0.73, ≈ 0.27)", (2,), [(F(73, 100), 2), (F(27, 100), 2)]),
-    ("[[1, 0], [1/2, 1/2]]", (2, 2), [(F(1), None), (F(0), None), (F(1, 2), None), (F(1, 2), None)]),
+    (
+        "[[1, 0], [1/2, 1/2]]",
+        (2, 2),
+        [(F(1), None), (F(0), None), (F(1, 2), None), (F(1, 2), None)],
+    ),
     ("[[1, 2, 3], [4, 5, 6]]", (2, 3), [(F(n), None) for n in range(1, 7)]),
 ]
 

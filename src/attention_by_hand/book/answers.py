@@ -344,8 +344,7 @@ def read_written_answer(text: str) -> WrittenAnswer:
         raise AnswerError("nothing to read: write a number, a vector or a matrix")
     if written.startswith("≈") and written[1:].strip(SPACE)[:1] in ("(", "["):
         raise AnswerError(
-            f"{written!r}: write '≈' before each entry that is approximate, as in "
-            "(≈ 0.73, ≈ 0.27)"
+            f"{written!r}: write '≈' before each entry that is approximate, as in (≈ 0.73, ≈ 0.27)"
         )
     if written.startswith("[") and written.endswith("]"):
         inner = written[1:-1].strip(SPACE)

@@ -441,10 +441,6 @@ def _read_line(draft: _Draft, text: str, number: int) -> list[str] | None:
                 f"question (line {draft.question_line}); start another ```exercise block for it",
                 number,
             )
-        if draft.answers or draft.hints or draft.solution is not None:
-            raise ExerciseError(
-                "the question comes after other lines; put the '? question' line first", number
-            )
         draft.question, draft.question_line = [question["text"].strip()], number
         return draft.question
     if not draft.question and (answer or key):
@@ -582,7 +578,9 @@ def _add_mistake(draft: _Draft, text: str, number: int) -> list[str]:
             number,
         )
     for other in owner.mistakes:
-        if other.answer.entries == wrong.entries:
+        if [(e.value, e.places) for e in other.answer.entries] == [
+            (e.value, e.places) for e in wrong.entries
+        ]:
             raise ExerciseError(
                 f"the mistake {wrong.text!r} is listed twice under {owner.label!r} (lines "
                 f"{other.line} and {number}); keep one",
