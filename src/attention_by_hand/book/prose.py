@@ -75,7 +75,7 @@ from sybil.region import Lexeme
 
 from attention_by_hand.book.exercise import INFO as EXERCISE_INFO
 from attention_by_hand.book.exercise import block_exercise, exercise_blocks, near_miss_error
-from attention_by_hand.book.fences import FencedBlock, near_miss_fences
+from attention_by_hand.book.fences import FENCE, FencedBlock, near_miss_fences
 from attention_by_hand.book.output import OUTPUT_LANGUAGE, output_mismatch
 
 __all__ = [
@@ -393,7 +393,10 @@ class ExerciseParser:
             source = ExerciseSource(path, line, opening=opening)
             yield Region(start, len(text) if end < 0 else end, source, _raise_near_miss)
         for number, block in enumerate(exercise_blocks(text), start=1):
-            end = block.end if block.closed else block.start + len(block.opening)
+            end = block.end
+            if not block.closed or any(FENCE.match(line) for line in block.body):
+                # the opening line only: a fence inside is Python's own region (it fails here)
+                end = block.start + len(block.opening)
             source = ExerciseSource(path, block.line, number=number, block=block)
             yield Region(block.start, end, source, _parse_exercise)
 
