@@ -114,7 +114,8 @@ def test_the_independent_reading_of_the_sources_sees_every_exercise() -> None:
         found = source_exercises(text)
         assert len(found) == sum(1 for line in text.splitlines() if OPENING.match(line))
         for exercise in found:
-            assert exercise["question"] and exercise["answers"], (page.name, exercise)
+            assert exercise["question"], (page.name, exercise)
+            assert exercise["answers"], (page.name, exercise)
 
 
 # ---------------------------------------------------------------------------
@@ -292,7 +293,8 @@ def test_every_exercise_accepts_its_answer_and_refuses_mistakes_with_their_messa
         check = box.get_by_role("button", name="Check")
         reset = box.get_by_role("button", name="Reset")
         state = tab.evaluate(EXERCISE_STATE, n)
-        assert state["ready"] and state["blanksShown"], where
+        assert state["ready"], where
+        assert state["blanksShown"], where
         assert state["live"] == "polite", where
         assert shows(want["question"], box.locator(".abh-ex-question").text_content()), where
         right = [t for a in want["answers"] for t in a["typed"]]
@@ -337,7 +339,7 @@ def test_every_exercise_accepts_its_answer_and_refuses_mistakes_with_their_messa
                 pytest.fail(f"{where}: a mistake's message for {UNRELATED}: {state['feedback']}")
 
         # an entry that cannot be read says what could not be read
-        _type_all(box, ["0,5"] + right[1:])
+        _type_all(box, ["0,5", *right[1:]])
         check.click()
         state = tab.evaluate(EXERCISE_STATE, n)
         assert "use a dot for decimals: type 0.5, not 0,5" in state["feedback"], where
@@ -359,7 +361,8 @@ def test_every_exercise_accepts_its_answer_and_refuses_mistakes_with_their_messa
                 check.click()
                 feedback = tab.evaluate(EXERCISE_STATE, n)["feedback"]
                 name = "row 0, column 0" if answer["matrix"] else "entry 0"
-                assert "is right" in feedback and "not yet right" in feedback, (where, feedback)
+                assert "is right" in feedback, (where, feedback)
+                assert "not yet right" in feedback, (where, feedback)
                 assert words(name) in words(feedback), (where, feedback)
 
         # hints one at a time
