@@ -394,6 +394,15 @@ def test_every_exercise_accepts_its_answer_and_refuses_mistakes_with_their_messa
     tab.keyboard.press("Enter")
     assert tab.evaluate(EXERCISE_STATE, 0)["feedback"].startswith("Right."), source.name
 
+    # nothing stored, nothing sent, nothing blocked (before the palette changes, which
+    # loads the other palette's figures)
+    assert tab.evaluate(SNAPSHOT) == before
+    assert tab.evaluate("window.__abhWrites.length") == writes_at_load
+    assert violations(tab) == []
+    tab.remove_listener("request", record)
+    assert requests[loaded:] == [], f"requests after load: {requests[loaded:]}"
+    assert all(urlparse(url).hostname == "127.0.0.1" for url in requests), requests
+
     # axe on the exercises with feedback shown (a mistake, hints), in both palettes
     last = boxes.nth(len(expected) - 1)
     _type_all(last, [UNRELATED] * last.locator("input.abh-ex-input").count())
@@ -409,14 +418,7 @@ def test_every_exercise_accepts_its_answer_and_refuses_mistakes_with_their_messa
         if found:
             reports.append(f"{source.name} ({scheme}):\n{violations_report(found)}")
     assert not reports, "\n\n".join(reports)
-
-    # nothing stored, nothing sent, nothing blocked
-    assert tab.evaluate(SNAPSHOT) == before
-    assert tab.evaluate("window.__abhWrites.length") == writes_at_load
     assert violations(tab) == []
-    tab.remove_listener("request", record)
-    assert requests[loaded:] == [], f"requests after load: {requests[loaded:]}"
-    assert all(urlparse(url).hostname == "127.0.0.1" for url in requests), requests
 
 
 def test_without_javascript_the_answers_are_readable_and_no_blank_is_shown(
