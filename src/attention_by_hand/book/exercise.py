@@ -326,7 +326,7 @@ def replace_exercises(
         )
         indent = found.block.indent
         out.append(markdown[at:start])
-        out.append("\n" + "".join(f"{indent}{row}\n" for row in rendered.splitlines()) + "\n")
+        out.append("\n" + "".join(f"{indent}{row}\n" for row in rendered.splitlines()))
         at = end
     out.append(markdown[at:])
     return "".join(out)

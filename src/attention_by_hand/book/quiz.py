@@ -44,7 +44,7 @@ from typing import Any
 import markdown
 from mkdocs.exceptions import PluginError
 
-from attention_by_hand.book.fences import FENCE, closes_fence, near_miss_fences
+from attention_by_hand.book.fences import fenced_blocks, near_miss_fences
 
 __all__ = [
     "Choice",
@@ -141,39 +141,23 @@ def replace_quizzes(markdown: str, *, page: str, inline: Callable[[str], str] = 
     PluginError
         For a malformed or unclosed quiz, naming the page, the quiz and the question.
     """
-    lines = markdown.splitlines(keepends=True)
-    out: list[str] = []
-    fence: str | None = None
-    n_quiz = 0
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        opening = FENCE.match(line)
-        if fence is None and opening and is_quiz_info(line[opening.end() :]):
-            n_quiz += 1
-            indent, mark = opening["indent"], opening["fence"]
-            body: list[str] = []
-            i += 1
-            while i < len(lines) and not closes_fence(lines[i], mark):
-                body.append(lines[i].removeprefix(indent))
-                i += 1
-            where = f"{page}: quiz {n_quiz}"
-            if i == len(lines):
-                raise PluginError(f"{where}: the ```quiz block is never closed; end it with {mark}")
-            try:
-                questions = parse_quiz("".join(body))
-            except QuizError as error:
-                raise PluginError(f"{where}: {error}") from None
-            block = render_quiz(questions, f"quiz-{n_quiz}", inline)
-            out.append("\n" + "".join(f"{indent}{row}\n" for row in block.splitlines()) + "\n")
-        elif fence is None and opening:
-            fence = opening["fence"]
-            out.append(line)
-        else:
-            if fence is not None and closes_fence(line, fence):
-                fence = None
-            out.append(line)
-        i += 1
+    out, at = [], 0
+    quizzes = [block for block in fenced_blocks(markdown) if is_quiz_info(block.info)]
+    for n_quiz, block in enumerate(quizzes, start=1):
+        where = f"{page}: quiz {n_quiz}"
+        if not block.closed:
+            raise PluginError(
+                f"{where}: the ```quiz block is never closed; end it with {block.fence}"
+            )
+        try:
+            questions = parse_quiz("\n".join(block.body))
+        except QuizError as error:
+            raise PluginError(f"{where}: {error}") from None
+        rendered = render_quiz(questions, f"quiz-{n_quiz}", inline)
+        out.append(markdown[at : block.start])
+        out.append("\n" + "".join(f"{block.indent}{row}\n" for row in rendered.splitlines()))
+        at = block.end
+    out.append(markdown[at:])
     return "".join(out)
 
 
