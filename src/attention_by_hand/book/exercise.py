@@ -812,7 +812,7 @@ def _blanks(answer: Answer, aid: str, index: int, inline: Callable[[str], str]) 
     label = f'<span class="abh-ex-label" id="{aid}-label">{inline(answer.label)}</span>'
     if len(shape) == 1:
         cells = ", ".join(blank(k, f"entry {k}") for k in range(shape[0]))
-        body = f'<span class="abh-ex-vector">(<span class="abh-ex-row">{cells}</span>)</span>'
+        body = f'<span class="abh-ex-vector">{_bracketed("(", cells, ")")}</span>'
     else:
         rows, columns = shape
         lines = []
@@ -820,11 +820,20 @@ def _blanks(answer: Answer, aid: str, index: int, inline: Callable[[str], str]) 
             cells = ", ".join(
                 blank(r * columns + c, f"row {r}, column {c}") for c in range(columns)
             )
-            lines.append(f'<span class="abh-ex-row">[{cells}]</span>')
+            lines.append(_bracketed("[", cells, "]"))
         body = f'<span class="abh-ex-matrix">{"".join(lines)}</span>'
     return (
         f'<div class="abh-ex-answer" data-answer="{index}" role="group" '
         f'aria-labelledby="{aid}-label">{label} {body}</div>'
+    )
+
+
+def _bracketed(opening: str, cells: str, closing: str) -> str:
+    """A row of blanks between brackets that stay at its ends when the row wraps."""
+    return (
+        f'<span class="abh-ex-bracketed"><span class="abh-ex-bracket">{opening}</span>'
+        f'<span class="abh-ex-row">{cells}</span><span class="abh-ex-bracket">{closing}</span>'
+        "</span>"
     )
 
 
