@@ -1,8 +1,7 @@
 """Exercises: a question, blanks for the answers, hints, common mistakes and a worked solution.
 
 A lesson writes an exercise as a fenced block with the info string
-``exercise`` (docs: ``/work/plan/EXERCISES.md`` in the project's plan, and
-CONTRIBUTING, "Write an exercise")::
+``exercise`` (CONTRIBUTING.md, "Write an exercise")::
 
     ```exercise
     ? Three keys have the scores 0, ln 2 and ln 5. What weight does each get?
