@@ -400,7 +400,10 @@ def test_every_exercise_accepts_its_answer_and_refuses_mistakes_with_their_messa
     assert tab.evaluate("window.__abhWrites.length") == writes_at_load
     assert violations(tab) == []
     tab.remove_listener("request", record)
-    assert requests[loaded:] == [], f"requests after load: {requests[loaded:]}"
+    # the browser asks for the page's icon when it likes (late on a busy machine)
+    icon = tab.evaluate("document.querySelector('link[rel~=icon]')?.href ?? null")
+    late = [url for url in requests[loaded:] if url != icon]
+    assert late == [], f"requests after load: {late}"
     assert all(urlparse(url).hostname == "127.0.0.1" for url in requests), requests
 
     # axe on the exercises with feedback shown (a mistake, hints), in both palettes
