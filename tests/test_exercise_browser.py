@@ -36,6 +36,12 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 ANSWERS_JS = DOCS / "javascripts" / "answers.js"
 OPENING = re.compile(r"^(`{3,}|~{3,})[ \t]*exercise[ \t]*$", re.IGNORECASE)
+#: Resolves when every running animation and transition of the page that ends has ended.
+SETTLED = """
+() => Promise.all(document.getAnimations()
+  .filter((a) => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
+  .map((a) => a.finished.catch(() => null)))
+"""
 #: A number no answer or mistake of the book is: "not yet" for every entry.
 UNRELATED = "999/7"
 
@@ -420,6 +426,7 @@ def test_every_exercise_accepts_its_answer_and_refuses_mistakes_with_their_messa
     for scheme in ("default", "slate"):
         tab.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", scheme)
         tab.evaluate(TWO_FRAMES)
+        tab.evaluate(SETTLED)  # the buttons' colours fade in over 125 ms
         found = axe.run(tab, ".abh-exercise")["violations"]
         if found:
             reports.append(f"{source.name} ({scheme}):\n{violations_report(found)}")
