@@ -25,7 +25,7 @@ One visit, in this order, so that no check disturbs another:
    :data:`WIDTHS` (loaded at the first, resized to the others, two frames
    painted after each resize), then back to the first width;
 3. the page is used (:func:`use_the_page`): palette switched and back, demo,
-   stepper, quiz, mark-as-read, search;
+   stepper, quiz, exercise, mark-as-read, search;
 4. every image is loaded (lazy ones included) and the network left to go
    idle, so that late requests (the search worker's index, images) are
    recorded; the CSP violations and console reports are read;
@@ -88,7 +88,7 @@ def palettes_and_pages() -> list[pytest.param]:
 
 
 #: What :func:`use_the_page` uses, by the name it reports.
-READER_TOOLS = ("palette", "demo", "stepper", "quiz", "mark-as-read", "search")
+READER_TOOLS = ("palette", "demo", "stepper", "quiz", "exercise", "mark-as-read", "search")
 #: Pages that get "Mark as read" (docs/javascripts/mark-read.js: lessons and notebooks).
 MARKABLE = ("lessons/", "notebooks/")
 
@@ -123,6 +123,8 @@ class _OfferScanner(HTMLParser):
             self.tools.add("stepper")
         if "abh-quiz" in classes:
             self.tools.add("quiz")
+        if "abh-exercise" in classes:
+            self.tools.add("exercise")
         if tag == "input" and "md-search__input" in classes:
             self.tools.add("search")
         if tag == "script" and values.get("src", "").endswith("javascripts/mark-read.js"):
@@ -201,6 +203,16 @@ def use_the_page(tab) -> list[str]:
         question.locator('[data-action="check"]').click()
         question.locator(".abh-why").first.wait_for(state="visible")
         done.append("quiz")
+    exercise = tab.locator(".abh-exercise[data-abh-ready=true]").first
+    if exercise.count():
+        exercise.locator("input.abh-ex-input").first.fill("0,5")
+        exercise.get_by_role("button", name="Check").click()
+        exercise.locator(".abh-ex-feedback .abh-ex-verdict").wait_for(state="visible")
+        hint = exercise.locator('[data-action="hint"]')
+        if hint.is_visible():
+            hint.click()
+        exercise.get_by_role("button", name="Reset").click()
+        done.append("exercise")
     progress = tab.locator(".abh-progress")
     if progress.count():
         progress.get_by_role("button", name="Mark as read").click()

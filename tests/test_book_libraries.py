@@ -53,6 +53,34 @@ def test_the_page_splits_into_prose_and_fenced_runs_that_join_back() -> None:
     assert fences.prose(text) == "a\nc\n"
 
 
+def test_fenced_blocks_are_the_outer_blocks_with_their_spans_and_lines() -> None:
+    text = "a\n  ````md\n  ```quiz\n  x\n  ```\n  ````\nc\n~~~ Exercise\nd\n"
+    first, second = fences.fenced_blocks(text)
+    assert (first.line, first.indent, first.fence, first.info) == (2, "  ", "````", "md")
+    assert first.body == ("```quiz", "x", "```")  # the inner fence is the block's text
+    assert text[first.start : first.end] == "  ````md\n  ```quiz\n  x\n  ```\n  ````"
+    assert first.closed
+    assert (second.line, second.info, second.opening, second.body) == (
+        8,
+        "Exercise",
+        "~~~ Exercise",
+        ("d",),
+    )
+    assert not second.closed
+    assert text[second.start : second.end] == "~~~ Exercise\nd\n"
+
+
+def test_a_near_miss_fence_is_one_edit_away_or_has_text_after_the_name() -> None:
+    text = "```exercize\n```\n```exercises\n```\n```Exercise\n```\n```exercise 2\n```\n"
+    text += "```exam\n```\n````md\n```exercize\n```\n````\n"
+    assert fences.near_miss_fences(text, "exercise") == [
+        (1, "```exercize"),
+        (3, "```exercises"),
+        (7, "```exercise 2"),
+    ]
+    assert fences.near_miss_fences(text, "quiz") == []
+
+
 def test_a_fence_closes_only_with_as_many_of_its_character() -> None:
     assert fences.closes_fence("````\n", "```")
     assert not fences.closes_fence("``\n", "```")

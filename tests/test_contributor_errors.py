@@ -39,6 +39,8 @@ MIXTURE = "0.75 \N{MULTIPLICATION SIGN} 2 + 0.25 \N{MULTIPLICATION SIGN} 10"
 #: The line that opens an invisible block.
 INVISIBLE = re.compile(r"^<!-- invisible-code-block: python$", re.MULTILINE)
 QUESTION = "The weights 0.75 and 0.25 mix the values 2 and 10. What is the output?"
+#: The opening of the template's first exercise.
+FIRST_EXERCISE = "```exercise\n? Mix the values 4 and 8"
 
 
 # ---------------------------------------------------------------------------
@@ -152,7 +154,8 @@ def test_the_unbroken_copy_passes(project: Path) -> None:
     """The control for every test below: the copied template's checks pass."""
     result = _pytest(project, LESSON)
     assert result.returncode == 0, _output(result)
-    assert re.search(r"\b3 passed\b", result.stdout), result.stdout
+    # 6 Python blocks (3 of them the exercises' claims) and 3 exercises, each parsed
+    assert re.search(r"\b9 passed\b", result.stdout), result.stdout
 
 
 def test_a_number_changed_in_the_prose_names_page_line_and_both_values(project: Path) -> None:
@@ -239,6 +242,7 @@ PER_LESSON_TESTS = (
     "tests/test_lesson_claims.py",
     "tests/test_lesson_template.py",
     "tests/test_quiz_browser.py::test_every_lesson_has_a_quiz_of_at_least_three_questions",
+    "tests/test_exercise.py::test_every_lesson_has_at_least_three_exercises",
     "tests/test_docs_examples.py",
 )
 
@@ -408,6 +412,57 @@ BROKEN_COPIES = {
     "quiz-without-a-correct-choice": Break(
         lambda p: edit(p / LESSON, "- [x] 4\n", "- [ ] 4\n"),
         (f"{EXAMPLE}: quiz 1: question 1 ({QUESTION!r}) has no correct choice",),
+    ),
+    # issue 21: a malformed exercise stops the build at the line of the file, with the fix
+    "exercise-without-an-answer": Break(
+        lambda p: edit(
+            p / LESSON,
+            "= output: 6\n  ! 8: That is the larger value alone; each value gets half of the "
+            "mixture.\n",
+            "",
+        ),
+        (
+            (
+                f"{LESSON}, line {_lines(TEMPLATE, FIRST_EXERCISE)}: exercise 1: has no answer; "
+                "add a line '= label: answer'"
+            ),
+        ),
+    ),
+    "exercise-answer-unreadable": Break(
+        lambda p: edit(p / LESSON, "= output: 5/3\n", "= output: 5,3\n"),
+        (
+            (
+                f"{LESSON}, line {_lines(TEMPLATE, '= output: 5/3')}: exercise 2: the answer "
+                "'output' cannot be read: '5,3': use a dot for decimals: type 5.3, not 5,3"
+            ),
+        ),
+    ),
+    "exercise-unknown-key": Break(
+        lambda p: edit(p / LESSON, "hint: Multiply each value", "hnt: Multiply each value"),
+        (
+            (
+                f"{LESSON}, line {_lines(TEMPLATE, 'hint: Multiply')}: exercise 1: unknown key "
+                "'hnt:' (did you mean 'hint:'?)"
+            ),
+        ),
+    ),
+    "exercise-mistake-equal-to-the-answer": Break(
+        lambda p: edit(p / LESSON, "  ! 3/2: That is the plain", "  ! 10/6: That is the plain"),
+        (
+            (
+                f"{LESSON}, line {_lines(TEMPLATE, '  ! 3/2: That')}: exercise 2: the mistake "
+                "'10/6' under 'output' would be accepted as right (the answer is 5/3)"
+            ),
+        ),
+    ),
+    "exercise-fence-misspelled": Break(
+        lambda p: edit(p / LESSON, FIRST_EXERCISE, FIRST_EXERCISE.replace("exercise", "exercize")),
+        (
+            (
+                f"{LESSON}, line {_lines(TEMPLATE, FIRST_EXERCISE)}: '```exercize' looks like a "
+                "misspelled exercise fence, which would show the answers as code"
+            ),
+        ),
     ),
     "lesson-without-description": Break(
         lambda p: _drop_front_matter_key(p / LESSON, "description"),

@@ -83,6 +83,8 @@ def claims(path: Path) -> list[Claim]:
     document = Sybil(parsers=page_parsers()).parse(path)
     found = []
     for example in document:
+        if not isinstance(example.parsed, BlockSource):  # an exercise block, not Python
+            continue
         for fragment in _claim_fragments(str(example.parsed), path, example.line):
             pattern = fragment_pattern(fragment)
             span = (-1, -1)

@@ -73,7 +73,8 @@ class Libraries:
     figure_pages: ModuleType  # figures drawn into the site, [[figure: name]] as HTML
     demo_html: ModuleType  # [[demo: name]] as HTML
     stepper_html: ModuleType  # [[stepper: name]] as HTML: the online softmax stepper
-    quiz: ModuleType  # ```quiz blocks as HTML
+    quiz: ModuleType  # ```quiz blocks as HTML; inline and block Markdown as HTML
+    exercise: ModuleType  # ```exercise blocks: checked, and rendered as HTML
     sources: ModuleType  # the record of sources, [[sources]] as HTML
     lessons: ModuleType  # the lesson template check, the "Next" link, the source revision
     pages: ModuleType  # page titles and front matter
@@ -268,7 +269,7 @@ class BookPlugin(BasePlugin[BookConfig]):
     def on_page_markdown(
         self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files
     ) -> str:
-        """Figures, the lesson check and its "Next" link, sources, demos, quizzes."""
+        """Figures, the lesson check and its "Next" link, sources, demos, exercises, quizzes."""
         lib, uri = self.lib, page.file.src_uri
         markdown = lib.figure_pages.replace_figure_markers(
             markdown,
@@ -301,7 +302,13 @@ class BookPlugin(BasePlugin[BookConfig]):
             ),
         )
         markdown = lib.stepper_html.replace_stepper_markers(markdown, page=uri)
-        inline = lib.quiz.inline_markdown(config.markdown_extensions, config.mdx_configs)
+        inline, block = self._markdown_converters(page, config, files)
+        try:
+            markdown = lib.exercise.replace_exercises(
+                markdown, page=self._source_path(page.file, config), inline=inline, block=block
+            )
+        except lib.exercise.ExerciseError as error:  # checked in _check_source already
+            raise PluginError(str(error)) from None
         return str(lib.quiz.replace_quizzes(markdown, page=uri, inline=inline))
 
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
@@ -562,8 +569,9 @@ class BookPlugin(BasePlugin[BookConfig]):
         """Stop on mistakes MkDocs would pass over silently, naming the file and its line.
 
         Front matter that is not valid YAML (MkDocs drops it), an invisible
-        block never closed (it hides the prose after it), a misspelled quiz
-        fence (it shows the answers), an indented marker (shown as text).
+        block never closed (it hides the prose after it), a misspelled quiz or
+        exercise fence (it shows the answers), a malformed exercise, an
+        indented marker (shown as text).
         This runs before anything reads the page, on the source as written,
         so each is the first and only message, with the line in the file.
         """
@@ -578,7 +586,33 @@ class BookPlugin(BasePlugin[BookConfig]):
         if opened is not None:
             raise PluginError(lib.prose.unclosed_invisible_block_message(path, opened))
         lib.quiz.check_quiz_fences(text, path)
+        try:
+            lib.exercise.page_exercises(text, path)
+        except lib.exercise.ExerciseError as error:
+            raise PluginError(str(error)) from None
         lib.markers.check_indented_markers(text, path)
+
+    def _markdown_converters(
+        self, page: Page, config: MkDocsConfig, files: Files
+    ) -> tuple[Callable[[str], str], Callable[[str], str]]:
+        """Inline and block Markdown as HTML, for the text of quizzes and exercises.
+
+        Their HTML goes into the page as raw HTML, which MkDocs does not look
+        into: so their converters get MkDocs' own rewriting of links
+        (``[lesson 2](attention-matrix.md)`` becomes ``../attention-matrix/``,
+        and a link to a missing page warns, as in the prose). MkDocs 1.6
+        keeps that step in a private class; this is the one place that uses it.
+        """
+        from mkdocs.structure.pages import _RelativePathTreeprocessor
+
+        def prepare(converter: Any) -> None:
+            _RelativePathTreeprocessor(page.file, files, config)._register(converter)
+
+        extensions, settings = config.markdown_extensions, config.mdx_configs
+        return (
+            self.lib.quiz.inline_markdown(extensions, settings, prepare=prepare),
+            self.lib.quiz.block_markdown(extensions, settings, prepare=prepare),
+        )
 
     def _check_lesson(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """The lesson template check, then the "Next" link if the body has none."""

@@ -73,12 +73,17 @@ from sybil.evaluators.python import PythonEvaluator
 from sybil.parsers.markdown import ClearNamespaceParser, CodeBlockParser, SkipParser
 from sybil.region import Lexeme
 
+from attention_by_hand.book.exercise import INFO as EXERCISE_INFO
+from attention_by_hand.book.exercise import block_exercise, exercise_blocks, near_miss_error
+from attention_by_hand.book.fences import FENCE, FencedBlock, near_miss_fences
 from attention_by_hand.book.output import OUTPUT_LANGUAGE, output_mismatch
 
 __all__ = [
     "NUMBER",
     "BlockSource",
     "ClaimError",
+    "ExerciseParser",
+    "ExerciseSource",
     "Number",
     "PythonBlockParser",
     "claim",
@@ -370,9 +375,71 @@ def _shown_path(path: str) -> str:
     return path if relative.startswith("..") else relative.replace(os.sep, "/")
 
 
+class ExerciseParser:
+    """Sybil parser: each ```` ```exercise ```` block of a page is an example that parses it.
+
+    So a malformed exercise fails the page's check (``pytest docs/lessons/x.md``)
+    with the message the build gives, as does a fence that looks like a
+    misspelled ```` ```exercise ```` (:mod:`attention_by_hand.book.exercise`).
+    The examples' parsed value is an :class:`ExerciseSource`, not a string:
+    they are not Python blocks.
+    """
+
+    def __call__(self, document: Document) -> Iterable[Region]:
+        text, path = document.text, _shown_path(document.path)
+        for line, opening in near_miss_fences(text, EXERCISE_INFO):
+            start = _line_start(text, line)
+            end = text.find("\n", start)
+            source = ExerciseSource(path, line, opening=opening)
+            yield Region(start, len(text) if end < 0 else end, source, _raise_near_miss)
+        for number, block in enumerate(exercise_blocks(text), start=1):
+            end = block.end
+            if not block.closed or any(FENCE.match(line) for line in block.body):
+                # the opening line only: a fence inside is Python's own region (it fails here)
+                end = block.start + len(block.opening)
+            source = ExerciseSource(path, block.line, number=number, block=block)
+            yield Region(block.start, end, source, _parse_exercise)
+
+
+@dataclass(frozen=True)
+class ExerciseSource:
+    """What :class:`ExerciseParser` found at `line` of the page at `path`.
+
+    An exercise block (its `number` on the page and the `block`), or a fence
+    that looks like a misspelled one (its `opening` line).
+    """
+
+    path: str
+    line: int
+    number: int = 0
+    block: FencedBlock | None = None
+    opening: str = ""
+
+
+def _parse_exercise(example: Example) -> None:
+    __tracebackhide__ = True
+    source: ExerciseSource = example.parsed
+    if source.block is not None:
+        block_exercise(source.block, source.number, source.path)
+
+
+def _raise_near_miss(example: Example) -> None:
+    __tracebackhide__ = True
+    source: ExerciseSource = example.parsed
+    raise near_miss_error(source.path, source.line, source.opening)
+
+
+def _line_start(text: str, line: int) -> int:
+    """The offset in `text` where its line number `line` (from 1) starts."""
+    start = 0
+    for _ in range(line - 1):
+        start = text.index("\n", start) + 1
+    return start
+
+
 def page_parsers() -> list[Any]:
     """The Sybil parsers of the book's pages, in order: the one list, used everywhere."""
-    return [PythonBlockParser(), SkipParser(), ClearNamespaceParser()]
+    return [PythonBlockParser(), ExerciseParser(), SkipParser(), ClearNamespaceParser()]
 
 
 def setup_namespace(namespace: dict[str, Any]) -> None:

@@ -44,12 +44,13 @@ from typing import Any
 import markdown
 from mkdocs.exceptions import PluginError
 
-from attention_by_hand.book.fences import FENCE, closes_fence
+from attention_by_hand.book.fences import fenced_blocks, near_miss_fences
 
 __all__ = [
     "Choice",
     "Question",
     "QuizError",
+    "block_markdown",
     "check_quiz_fences",
     "inline_markdown",
     "is_quiz_info",
@@ -140,39 +141,23 @@ def replace_quizzes(markdown: str, *, page: str, inline: Callable[[str], str] = 
     PluginError
         For a malformed or unclosed quiz, naming the page, the quiz and the question.
     """
-    lines = markdown.splitlines(keepends=True)
-    out: list[str] = []
-    fence: str | None = None
-    n_quiz = 0
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        opening = FENCE.match(line)
-        if fence is None and opening and is_quiz_info(line[opening.end() :]):
-            n_quiz += 1
-            indent, mark = opening["indent"], opening["fence"]
-            body: list[str] = []
-            i += 1
-            while i < len(lines) and not closes_fence(lines[i], mark):
-                body.append(lines[i].removeprefix(indent))
-                i += 1
-            where = f"{page}: quiz {n_quiz}"
-            if i == len(lines):
-                raise PluginError(f"{where}: the ```quiz block is never closed; end it with {mark}")
-            try:
-                questions = parse_quiz("".join(body))
-            except QuizError as error:
-                raise PluginError(f"{where}: {error}") from None
-            block = render_quiz(questions, f"quiz-{n_quiz}", inline)
-            out.append("\n" + "".join(f"{indent}{row}\n" for row in block.splitlines()) + "\n")
-        elif fence is None and opening:
-            fence = opening["fence"]
-            out.append(line)
-        else:
-            if fence is not None and closes_fence(line, fence):
-                fence = None
-            out.append(line)
-        i += 1
+    out, at = [], 0
+    quizzes = [block for block in fenced_blocks(markdown) if is_quiz_info(block.info)]
+    for n_quiz, block in enumerate(quizzes, start=1):
+        where = f"{page}: quiz {n_quiz}"
+        if not block.closed:
+            raise PluginError(
+                f"{where}: the ```quiz block is never closed; end it with {block.fence}"
+            )
+        try:
+            questions = parse_quiz("\n".join(block.body))
+        except QuizError as error:
+            raise PluginError(f"{where}: {error}") from None
+        rendered = render_quiz(questions, f"quiz-{n_quiz}", inline)
+        out.append(markdown[at : block.start])
+        out.append("\n" + "".join(f"{block.indent}{row}\n" for row in rendered.splitlines()))
+        at = block.end
+    out.append(markdown[at:])
     return "".join(out)
 
 
@@ -200,23 +185,7 @@ def near_miss_quiz_fences(markdown: str) -> list[tuple[int, str]]:
     >>> near_miss_quiz_fences("```quizz\\n? q\\n```\\n\\n```Quiz\\n```\\n\\n~~~ quiz 2\\n~~~\\n")
     [(1, '```quizz'), (8, '~~~ quiz 2')]
     """
-    misses = []
-    fence: str | None = None
-    for number, line in enumerate(markdown.splitlines(), start=1):
-        opening = FENCE.match(line)
-        if fence is not None:
-            if closes_fence(line, fence):
-                fence = None
-            continue
-        if opening is None:
-            continue
-        fence = opening["fence"]
-        info = line[opening.end() :].strip().lower()
-        if is_quiz_info(info):
-            continue
-        if _one_edit_apart(info, "quiz") or info.startswith("quiz"):
-            misses.append((number, line.strip()))
-    return misses
+    return near_miss_fences(markdown, "quiz")
 
 
 def check_quiz_fences(markdown: str, path: str) -> None:
@@ -235,18 +204,11 @@ def check_quiz_fences(markdown: str, path: str) -> None:
         )
 
 
-def _one_edit_apart(a: str, b: str) -> bool:
-    """Whether one insertion, deletion or substitution turns `a` into `b` (not zero)."""
-    if a == b or abs(len(a) - len(b)) > 1:
-        return False
-    if len(a) == len(b):
-        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
-    short, long = sorted((a, b), key=len)
-    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
-
-
 def inline_markdown(
-    extensions: Sequence[Any], extension_configs: Mapping[str, Any]
+    extensions: Sequence[Any],
+    extension_configs: Mapping[str, Any],
+    *,
+    prepare: Callable[[markdown.Markdown], None] | None = None,
 ) -> Callable[[str], str]:
     """A function that turns one line of inline Markdown into HTML, without a ``<p>``.
 
@@ -255,17 +217,40 @@ def inline_markdown(
     extensions, extension_configs
         The site's Markdown extensions and their settings, so a quiz's text
         is read as the rest of the page is.
+    prepare : callable, optional
+        Called once with the converter, to add what the page's own converter
+        has (the plugin adds MkDocs' rewriting of links to other pages).
     """
-    converter = markdown.Markdown(extensions=extensions, extension_configs=extension_configs)
+    block = block_markdown(extensions, extension_configs, prepare=prepare)
 
     def inline(text: str) -> str:
-        converter.reset()
-        out = converter.convert(text).strip()
+        out = block(text)
         if out.startswith("<p>") and out.endswith("</p>") and out.count("<p>") == 1:
             out = out[3:-4]
         return out.replace("\n", " ")
 
     return inline
+
+
+def block_markdown(
+    extensions: Sequence[Any],
+    extension_configs: Mapping[str, Any],
+    *,
+    prepare: Callable[[markdown.Markdown], None] | None = None,
+) -> Callable[[str], str]:
+    """A function that turns Markdown with paragraphs and lists into HTML (an exercise's solution).
+
+    Parameters are those of :func:`inline_markdown`.
+    """
+    converter = markdown.Markdown(extensions=extensions, extension_configs=extension_configs)
+    if prepare is not None:
+        prepare(converter)
+
+    def block(text: str) -> str:
+        converter.reset()
+        return str(converter.convert(text)).strip()
+
+    return block
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,458 @@
+"""Exercises in Chromium: the two readers of answers agree, and every exercise of
+every page accepts its answer, refuses each listed mistake and an unrelated
+number with the right message, resets, works from the keyboard, stores
+nothing and sends nothing.
+
+The answers and mistakes are read straight from the page sources with a few
+lines of independent parsing below, not through the parser under test. The
+checks that read every page once per palette (axe on the untouched page, the
+CSP while an exercise is used, requests) are in the shared page visits
+(tests/page_visits.py); here each page with exercises is visited once more, to
+answer all of them, and axe checks the exercises with their feedback shown,
+in both palettes.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from fractions import Fraction
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from axe_core import violations_report
+from browser_pages import TWO_FRAMES
+from csp_spy import SPY as CSP_SPY
+from csp_spy import violations
+from storage_spy import SPY as STORAGE_SPY
+from test_accessibility import tab_to
+from test_answers import CHECKED, JUDGED, READ, REFUSED
+from test_quiz_browser import SNAPSHOT, shows, words
+
+from attention_by_hand.book.answers import AnswerError, read_answer
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+ANSWERS_JS = DOCS / "javascripts" / "answers.js"
+OPENING = re.compile(r"^(`{3,}|~{3,})[ \t]*exercise[ \t]*$", re.IGNORECASE)
+#: Resolves when every running animation and transition of the page that ends has ended.
+SETTLED = """
+() => Promise.all(document.getAnimations()
+  .filter((a) => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
+  .map((a) => a.finished.catch(() => null)))
+"""
+#: A number no answer or mistake of the book is: "not yet" for every entry.
+UNRELATED = "999/7"
+
+
+# ---------------------------------------------------------------------------
+# The sources, read independently
+# ---------------------------------------------------------------------------
+
+
+def entries(written: str) -> list[str]:
+    """The texts to type for a written answer: one per entry, row by row, without ``≈``."""
+    inside = written.strip().strip("[]()")
+    cells = [c for row in re.split(r"\]\s*,\s*\[", inside) for c in row.split(", ")]
+    return [c.strip().removeprefix("≈").strip() for c in cells]
+
+
+def source_exercises(text: str) -> list[dict]:
+    """The exercises of a page as written: question, answers with their mistakes, hints."""
+    found: list[dict] = []
+    fence = None
+    last: dict | None = None
+    for line in text.splitlines():
+        if fence is None:
+            match = OPENING.match(line)
+            if match:
+                fence = match[1]
+                found.append({"question": "", "answers": [], "hints": 0})
+            continue
+        if line.strip() == fence:
+            fence, last = None, None
+            continue
+        exercise = found[-1]
+        if line.startswith("? "):
+            exercise["question"], last = line[2:], None
+        elif line.startswith("= "):
+            label, _, answer = line[2:].partition(": ")
+            exercise["answers"].append(
+                {
+                    "label": label,
+                    "typed": entries(answer),
+                    "matrix": answer.strip().startswith("[["),
+                    "mistakes": [],
+                }
+            )
+            last = None
+        elif line.startswith("  ! "):
+            value, _, message = line[4:].partition(": ")
+            last = {"typed": entries(value), "message": message}
+            exercise["answers"][-1]["mistakes"].append(last)
+        elif line.startswith("    ") and last is not None:
+            last["message"] += " " + line.strip()
+        elif line.lower().startswith("hint:"):
+            exercise["hints"] += 1
+            last = None
+        else:
+            last = None
+    return found
+
+
+PAGES_WITH_EXERCISES = [
+    page
+    for page in sorted(DOCS.rglob("*.md"))
+    if source_exercises(page.read_text(encoding="utf-8"))
+]
+
+
+def page_url(site_url: str, page: Path) -> str:
+    path = page.relative_to(DOCS).with_suffix("").as_posix()
+    return site_url if path == "index" else f"{site_url}{path}/"
+
+
+def test_the_independent_reading_of_the_sources_sees_every_exercise() -> None:
+    assert PAGES_WITH_EXERCISES, "no page has an exercise"
+    for page in PAGES_WITH_EXERCISES:
+        text = page.read_text(encoding="utf-8")
+        found = source_exercises(text)
+        assert len(found) == sum(1 for line in text.splitlines() if OPENING.match(line))
+        for exercise in found:
+            assert exercise["question"], (page.name, exercise)
+            assert exercise["answers"], (page.name, exercise)
+
+
+# ---------------------------------------------------------------------------
+# The two readers
+# ---------------------------------------------------------------------------
+
+#: Reads every text with answers.js: value as "n/d" and places, or the problem.
+READ_ALL = """
+(texts) => texts.map((t) => {
+  const r = window.abhAnswers.read(t);
+  return r.problem !== undefined ? {problem: r.problem}
+    : {value: window.abhAnswers.text(r.value), places: r.places};
+})
+"""
+JUDGE_ALL = """
+(cases) => cases.map(([typed, value, places]) => {
+  const r = window.abhAnswers.read(typed);
+  return window.abhAnswers.judge(r, {value: window.abhAnswers.fromText(value), places});
+})
+"""
+CHECK_ALL = """
+([cases, answer]) => cases.map((typed) => window.abhAnswers.check(typed, answer))
+"""
+#: What a reader might type, for texts made at random: digits, signs, spaces and marks.
+ALPHABET = "0123456789" * 3 + "..//,,  -+−eE½⅓¾()[];a\u00a0"
+
+
+def python_reading(text: str) -> dict:
+    try:
+        reading = read_answer(text)
+    except AnswerError as error:
+        return {"problem": error.problem}
+    return {"value": str(reading.value), "places": reading.places}
+
+
+@pytest.fixture(scope="module")
+def blank_page(browser):
+    """A page holding answers.js alone: the reader needs nothing else."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_content("<!doctype html><title>answers.js</title>")
+    page.add_script_tag(content=ANSWERS_JS.read_text(encoding="utf-8"))
+    yield page
+    context.close()
+
+
+def test_the_javascript_reader_agrees_with_python_on_the_whole_table(blank_page) -> None:
+    texts = [t for t, *_ in READ] + [t for t, _ in REFUSED]
+    shown = blank_page.evaluate(READ_ALL, texts)
+    differ = [(t, js, python_reading(t)) for t, js in zip(texts, shown, strict=True)]
+    differ = [d for d in differ if d[1] != d[2]]
+    assert not differ, differ
+    # and Python reads them as the table says (tests/test_answers.py checks each)
+    assert shown[: len(READ)] == [
+        {"value": str(value), "places": places} for _, value, places in READ
+    ]
+
+
+def test_the_two_readers_agree_on_texts_made_at_random(blank_page) -> None:
+    """A right answer must never be refused because the two readers differ."""
+    generator = random.Random(21)
+    texts = [
+        "".join(generator.choice(ALPHABET) for _ in range(generator.randint(1, 9)))
+        for _ in range(4000)
+    ]
+    shown = blank_page.evaluate(READ_ALL, texts)
+    differ = [
+        (t, js, python_reading(t))
+        for t, js in zip(texts, shown, strict=True)
+        if js != python_reading(t)
+    ]
+    assert not differ, differ[:20]
+    read = sum("value" in s for s in shown)
+    assert read > 400, f"only {read} of the random texts were numbers"
+
+
+def test_the_javascript_rule_agrees_with_python_on_every_hand_case(blank_page) -> None:
+    cases = [[typed, str(e.value), e.places] for e, typed, _ in JUDGED]
+    assert blank_page.evaluate(JUDGE_ALL, cases) == [verdict for *_, verdict in JUDGED]
+    answer = {
+        "shape": [2],
+        "entries": [{"value": "7/6", "places": None}, {"value": "4/3", "places": None}],
+        "mistakes": [
+            {"entries": [{"value": "4/3", "places": None}, {"value": "2/3", "places": None}]}
+        ],
+    }
+    shown = blank_page.evaluate(CHECK_ALL, [[typed for typed, *_ in CHECKED], answer])
+    assert [(s["right"], tuple(s["entries"]), s["mistake"]) for s in shown] == [
+        (right, entries, mistake) for _, right, entries, mistake in CHECKED
+    ]
+
+
+def test_long_integers_stay_exact_in_javascript(blank_page) -> None:
+    digits = "9" * 400
+    [shown] = blank_page.evaluate(READ_ALL, [f"{digits}/3"])
+    assert shown == {"value": str(Fraction(10**400 - 1, 3)), "places": None}
+
+
+# ---------------------------------------------------------------------------
+# Every exercise of every page
+# ---------------------------------------------------------------------------
+
+#: Everything the test reads of one exercise after an action, in one round trip.
+EXERCISE_STATE = """
+(n) => {
+  const root = document.querySelectorAll(".abh-exercise")[n];
+  const visible = (el) => {
+    const box = el.getBoundingClientRect();
+    return el.checkVisibility({ visibilityProperty: true }) && box.width > 0 && box.height > 0;
+  };
+  return {
+    ready: root.dataset.abhReady === "true",
+    blanksShown: visible(root.querySelector(".abh-ex-blanks")),
+    inputs: [...root.querySelectorAll("input.abh-ex-input")].map((input) => ({
+      value: input.value,
+      invalid: input.getAttribute("aria-invalid") === "true",
+      mark: input.parentNode.querySelector(".abh-ex-mark").textContent,
+      label: input.labels.length ? input.labels[0].textContent
+        : input.getAttribute("aria-labelledby").split(" ")
+            .map((id) => document.getElementById(id).textContent).join(" "),
+    })),
+    feedback: root.querySelector(".abh-ex-feedback").textContent,
+    live: root.querySelector(".abh-ex-feedback").getAttribute("aria-live"),
+    hints: [...root.querySelectorAll(".abh-ex-hint-list > li")].map(visible),
+    hintButton: (() => {
+      const b = root.querySelector('[data-action="hint"]');
+      return b ? { shown: visible(b), text: b.textContent } : null;
+    })(),
+    focusedInput: [...root.querySelectorAll("input.abh-ex-input")].indexOf(document.activeElement),
+  };
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def spied_tab(browser):
+    """One tab for every page of this module, with the storage and CSP spies."""
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    context.add_init_script(STORAGE_SPY)
+    context.add_init_script(CSP_SPY)
+    yield context.new_page()
+    context.close()
+
+
+def _type_all(exercise, texts: list[str]) -> None:
+    """Fill every blank of the exercise, in order, with `texts` (one per blank)."""
+    inputs = exercise.locator("input.abh-ex-input")
+    assert inputs.count() == len(texts)
+    for k, text in enumerate(texts):
+        inputs.nth(k).fill(text)
+
+
+@pytest.mark.parametrize("source", PAGES_WITH_EXERCISES, ids=lambda p: p.stem)
+def test_every_exercise_accepts_its_answer_and_refuses_mistakes_with_their_message(
+    spied_tab, site_url: str, axe, source: Path
+) -> None:
+    tab = spied_tab
+    requests: list[str] = []
+    #: what the page asked for after its load, other than an image (a lazy figure
+    #: scrolled into view, the page's icon): nothing the exercises do may send anything
+    sent: list[str] = []
+
+    def record(request) -> None:
+        requests.append(request.url)
+        if len(requests) > loaded and request.resource_type != "image":
+            sent.append(f"{request.method} {request.url} ({request.resource_type})")
+
+    loaded = 10**9  # until the page has loaded
+    tab.on("request", record)
+    tab.goto(page_url(site_url, source))
+    tab.wait_for_load_state("networkidle")
+    loaded, writes_at_load = len(requests), tab.evaluate("window.__abhWrites.length")
+    before = tab.evaluate(SNAPSHOT)
+    expected = source_exercises(source.read_text(encoding="utf-8"))
+    boxes = tab.locator(".abh-exercise")
+    assert boxes.count() == len(expected)
+
+    for n, want in enumerate(expected):
+        where = f"{source.name} exercise {n + 1}"
+        box = boxes.nth(n)
+        check = box.get_by_role("button", name="Check")
+        reset = box.get_by_role("button", name="Reset")
+        state = tab.evaluate(EXERCISE_STATE, n)
+        assert state["ready"], where
+        assert state["blanksShown"], where
+        assert state["live"] == "polite", where
+        assert shows(want["question"], box.locator(".abh-ex-question").text_content()), where
+        right = [t for a in want["answers"] for t in a["typed"]]
+        assert len(state["inputs"]) == len(right), where
+        k = 0
+        for answer in want["answers"]:
+            for _ in answer["typed"]:
+                assert shows(answer["label"], state["inputs"][k]["label"]), (where, k)
+                k += 1
+
+        # right: typed as written, checked with Enter
+        _type_all(box, right)
+        box.locator("input.abh-ex-input").last.press("Enter")
+        state = tab.evaluate(EXERCISE_STATE, n)
+        assert state["feedback"].startswith("Right."), (where, state["feedback"])
+        assert [i["mark"] for i in state["inputs"]] == ["\u2713"] * len(right), where
+        assert not any(i["invalid"] for i in state["inputs"]), where
+
+        # each listed mistake earns its message; the other answers typed right
+        for a, answer in enumerate(want["answers"]):
+            for mistake in answer["mistakes"]:
+                typed = [
+                    t
+                    for b, other in enumerate(want["answers"])
+                    for t in (mistake["typed"] if b == a else other["typed"])
+                ]
+                _type_all(box, typed)
+                check.click()
+                feedback = tab.evaluate(EXERCISE_STATE, n)["feedback"]
+                assert feedback.startswith("Not yet."), (where, feedback)
+                assert shows(mistake["message"], feedback), (where, mistake, feedback)
+
+        # an unrelated number in every blank: not yet, for every entry
+        _type_all(box, [UNRELATED] * len(right))
+        check.click()
+        state = tab.evaluate(EXERCISE_STATE, n)
+        assert state["feedback"].startswith("Not yet."), where
+        assert "not yet right" in state["feedback"], where
+        assert all(i["invalid"] and i["mark"] == "\u2717" for i in state["inputs"]), where
+        for answer in want["answers"]:
+            if any(shows(m["message"], state["feedback"]) for m in answer["mistakes"]):
+                pytest.fail(f"{where}: a mistake's message for {UNRELATED}: {state['feedback']}")
+
+        # an entry that cannot be read says what could not be read
+        _type_all(box, ["0,5", *right[1:]])
+        check.click()
+        state = tab.evaluate(EXERCISE_STATE, n)
+        assert "use a dot for decimals: type 0.5, not 0,5" in state["feedback"], where
+        assert state["inputs"][0]["invalid"], where
+
+        # a vector or matrix: which entries are right
+        for answer in want["answers"]:
+            if len(answer["typed"]) > 1:
+                typed = [
+                    t
+                    for other in want["answers"]
+                    for t in (
+                        [answer["typed"][0]] + [UNRELATED] * (len(answer["typed"]) - 1)
+                        if other is answer
+                        else other["typed"]
+                    )
+                ]
+                _type_all(box, typed)
+                check.click()
+                feedback = tab.evaluate(EXERCISE_STATE, n)["feedback"]
+                name = "row 0, column 0" if answer["matrix"] else "entry 0"
+                assert "is right" in feedback, (where, feedback)
+                assert "not yet right" in feedback, (where, feedback)
+                assert words(name) in words(feedback), (where, feedback)
+
+        # hints one at a time
+        if want["hints"]:
+            for shown in range(1, want["hints"] + 1):
+                box.get_by_role("button", name=re.compile(r"Show (a|the next) hint")).click()
+                state = tab.evaluate(EXERCISE_STATE, n)
+                assert state["hints"] == [k < shown for k in range(want["hints"])], where
+            assert not state["hintButton"]["shown"], where
+
+        # Reset clears the blanks, the marks, the feedback and the hints
+        reset.click()
+        state = tab.evaluate(EXERCISE_STATE, n)
+        assert [i["value"] for i in state["inputs"]] == [""] * len(right), where
+        assert not any(i["invalid"] or i["mark"] for i in state["inputs"]), where
+        assert state["feedback"] == "", where
+        assert not any(state["hints"]), where
+        assert state["focusedInput"] == 0, where
+
+    # the keyboard: Tab to the first blank, type each entry, Enter
+    first = expected[0]
+    right = [t for a in first["answers"] for t in a["typed"]]
+    tab.locator("h1").first.click()  # Tab starts from the top of the page
+    tab_to(tab, ".abh-exercise input.abh-ex-input")
+    for k, text in enumerate(right):
+        tab.keyboard.type(text)
+        if k < len(right) - 1:
+            tab.keyboard.press("Tab")
+    tab.keyboard.press("Enter")
+    assert tab.evaluate(EXERCISE_STATE, 0)["feedback"].startswith("Right."), source.name
+
+    # nothing stored, nothing sent, nothing blocked (before the palette changes, which
+    # loads the other palette's figures)
+    assert tab.evaluate(SNAPSHOT) == before
+    assert tab.evaluate("window.__abhWrites.length") == writes_at_load
+    assert violations(tab) == []
+    tab.remove_listener("request", record)
+    assert sent == [], f"requests after the load: {sent}"
+    assert all(urlparse(url).hostname == "127.0.0.1" for url in requests), requests
+
+    # axe on the exercises with feedback shown (a mistake, hints), in both palettes
+    last = boxes.nth(len(expected) - 1)
+    _type_all(last, [UNRELATED] * last.locator("input.abh-ex-input").count())
+    last.get_by_role("button", name="Check").click()
+    hint = last.locator('[data-action="hint"]')
+    if hint.count():
+        hint.click()
+    reports = []
+    for scheme in ("default", "slate"):
+        tab.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", scheme)
+        tab.evaluate(TWO_FRAMES)
+        tab.evaluate(SETTLED)  # the buttons' colours fade in over 125 ms
+        found = axe.run(tab, ".abh-exercise")["violations"]
+        if found:
+            reports.append(f"{source.name} ({scheme}):\n{violations_report(found)}")
+    assert not reports, "\n\n".join(reports)
+    assert violations(tab) == []
+
+
+def test_without_javascript_the_answers_are_readable_and_no_blank_is_shown(
+    browser, site_url: str
+) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    for source in PAGES_WITH_EXERCISES:
+        page.goto(page_url(site_url, source))
+        expected = source_exercises(source.read_text(encoding="utf-8"))
+        assert page.locator(".abh-exercise").count() == len(expected)
+        assert page.locator("input.abh-ex-input:visible").count() == 0, source.name
+        assert page.get_by_role("button", name="Check").count() == 0 or not any(
+            b.is_visible() for b in page.get_by_role("button", name="Check").all()
+        )
+        solutions = page.locator("details.abh-ex-solution")
+        assert solutions.count() == len(expected), source.name
+        for n, want in enumerate(expected):
+            text = solutions.nth(n).text_content()
+            for answer in want["answers"]:
+                assert all(words(t) in words(text) for t in answer["typed"]), (source.name, n)
+            hints = page.locator(".abh-exercise").nth(n).locator("details.abh-ex-hints li")
+            assert hints.count() == want["hints"], (source.name, n)
+    context.close()
