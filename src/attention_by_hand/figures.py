@@ -1296,7 +1296,10 @@ def block_steps(
     x = np.asarray(tokens, dtype=float)
     if x.ndim != 2:
         raise ValueError(f"block_steps needs tokens of shape [n, d_model]; got shape {x.shape}")
-    params = BlockParams(1, w_q, w_k, w_v, w_o, w_1, w_2, b_1=b_1, eps=0.0)
+    w_q_, w_k_, w_v_, w_o_, w_1_, w_2_, b_1_ = (
+        np.asarray(a, dtype=float) for a in (w_q, w_k, w_v, w_o, w_1, w_2, b_1)
+    )
+    params = BlockParams(1, w_q_, w_k_, w_v_, w_o_, w_1_, w_2_, b_1=b_1_, eps=0.0)
     n = len(x)
     steps = transformer_block_steps(x, params, allowed=causal_mask(n) if causal else None)
     rows = [

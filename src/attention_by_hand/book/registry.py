@@ -402,7 +402,7 @@ def _rotary_figure() -> FigureSpec:
     """Lesson 8: one query and one key turned a quarter turn per position, at three pairs."""
     from ..position import rotary_embedding
 
-    inputs = {
+    inputs: dict[str, Any] = {
         "query": [2, 1],
         "key": [1, 2],
         "positions": [[1, 3], [0, 2], [1, 2]],
@@ -443,7 +443,7 @@ def _block_figure() -> FigureSpec:
     from ..core import causal_mask
 
     zero = np.zeros((4, 4))
-    inputs = {
+    inputs: dict[str, Any] = {
         "tokens": [[0, 2, 2, 8], [1, 3, 1, 3]],
         "w_q": zero,
         "w_k": zero,
@@ -454,8 +454,12 @@ def _block_figure() -> FigureSpec:
         "w_2": [[1, 0, 0, -1], [0, 2, 0, 0]],
         "causal": True,
     }
-    names = ("w_q", "w_k", "w_v", "w_o", "w_1", "w_2")
-    params = BlockParams(1, *(inputs[w] for w in names), b_1=inputs["b_1"], eps=0.0)
+    w = {name: np.asarray(inputs[name], dtype=float) for name in ("w_q", "w_k", "w_v", "w_o")}
+    params = BlockParams(
+        1, w["w_q"], w["w_k"], w["w_v"], w["w_o"],
+        np.asarray(inputs["w_1"], dtype=float), np.asarray(inputs["w_2"], dtype=float),
+        b_1=np.asarray(inputs["b_1"], dtype=float), eps=0.0,
+    )  # fmt: skip
     x = np.asarray(inputs["tokens"], dtype=float)
     steps = transformer_block_steps(x, params, allowed=causal_mask(len(x)))
     tokens = ". ".join(
