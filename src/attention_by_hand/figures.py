@@ -34,6 +34,8 @@ if TYPE_CHECKING:  # for annotations: matplotlib is imported by the functions th
     from matplotlib.colors import LinearSegmentedColormap
     from matplotlib.figure import Figure
 
+    from .block import BlockSteps
+
 __all__ = [
     "PALETTES",
     "attention_row",
@@ -1243,6 +1245,50 @@ def rotary_offsets(
     return fig
 
 
+def hand_block_steps(
+    *,
+    tokens: ArrayLike,
+    w_q: ArrayLike,
+    w_k: ArrayLike,
+    w_v: ArrayLike,
+    w_o: ArrayLike,
+    w_1: ArrayLike,
+    b_1: ArrayLike,
+    w_2: ArrayLike,
+    causal: bool = True,
+) -> BlockSteps:
+    """Every step of the one-head block that :func:`block_steps` draws.
+
+    Layer norms with ``eps = 0``, gain 1 and shift 0; no attention biases and
+    no second MLP bias; a causal mask when `causal` is true. The caption of
+    the figure is written from the same steps.
+
+    Parameters
+    ----------
+    tokens : array_like, shape ``[n, d_model]``
+    w_q, w_k, w_v, w_o : array_like, shape ``[d_model, d_model]``
+    w_1 : array_like, shape ``[d_model, d_ff]``
+    b_1 : array_like, shape ``[d_ff]``
+    w_2 : array_like, shape ``[d_ff, d_model]``
+    causal : bool
+
+    Returns
+    -------
+    BlockSteps
+        As :func:`~attention_by_hand.block.transformer_block_steps` gives them.
+    """
+    from .block import BlockParams, transformer_block_steps
+
+    x = np.asarray(tokens, dtype=float)
+    if x.ndim != 2:
+        raise ValueError(f"block_steps needs tokens of shape [n, d_model]; got shape {x.shape}")
+    w_q_, w_k_, w_v_, w_o_, w_1_, w_2_, b_1_ = (
+        np.asarray(a, dtype=float) for a in (w_q, w_k, w_v, w_o, w_1, w_2, b_1)
+    )
+    params = BlockParams(1, w_q_, w_k_, w_v_, w_o_, w_1_, w_2_, b_1=b_1_, eps=0.0)
+    return transformer_block_steps(x, params, allowed=causal_mask(len(x)) if causal else None)
+
+
 def block_steps(
     *,
     tokens: ArrayLike,
@@ -1289,19 +1335,12 @@ def block_steps(
     from matplotlib.figure import Figure
     from matplotlib.patches import FancyArrowPatch, Rectangle
 
-    from .block import BlockParams, transformer_block_steps
-    from .core import causal_mask
-
     colours = _palette(palette)
     x = np.asarray(tokens, dtype=float)
-    if x.ndim != 2:
-        raise ValueError(f"block_steps needs tokens of shape [n, d_model]; got shape {x.shape}")
-    w_q_, w_k_, w_v_, w_o_, w_1_, w_2_, b_1_ = (
-        np.asarray(a, dtype=float) for a in (w_q, w_k, w_v, w_o, w_1, w_2, b_1)
+    steps = hand_block_steps(
+        tokens=x, w_q=w_q, w_k=w_k, w_v=w_v, w_o=w_o, w_1=w_1, b_1=b_1, w_2=w_2, causal=causal
     )
-    params = BlockParams(1, w_q_, w_k_, w_v_, w_o_, w_1_, w_2_, b_1=b_1_, eps=0.0)
     n = len(x)
-    steps = transformer_block_steps(x, params, allowed=causal_mask(n) if causal else None)
     rows = [
         ("x (input)", x, True),
         ("LN1(x)", steps.attention_input, False),

@@ -439,9 +439,6 @@ def _rotary_figure() -> FigureSpec:
 
 def _block_figure() -> FigureSpec:
     """Lesson 9: lesson 9's two tokens through one pre-norm block, every step printed."""
-    from ..block import BlockParams, transformer_block_steps
-    from ..core import causal_mask
-
     zero = np.zeros((4, 4))
     inputs: dict[str, Any] = {
         "tokens": [[0, 2, 2, 8], [1, 3, 1, 3]],
@@ -454,14 +451,8 @@ def _block_figure() -> FigureSpec:
         "w_2": [[1, 0, 0, -1], [0, 2, 0, 0]],
         "causal": True,
     }
-    w = {name: np.asarray(inputs[name], dtype=float) for name in ("w_q", "w_k", "w_v", "w_o")}
-    params = BlockParams(
-        1, w["w_q"], w["w_k"], w["w_v"], w["w_o"],
-        np.asarray(inputs["w_1"], dtype=float), np.asarray(inputs["w_2"], dtype=float),
-        b_1=np.asarray(inputs["b_1"], dtype=float), eps=0.0,
-    )  # fmt: skip
+    steps = figures.hand_block_steps(**inputs)
     x = np.asarray(inputs["tokens"], dtype=float)
-    steps = transformer_block_steps(x, params, allowed=causal_mask(len(x)))
     tokens = ". ".join(
         f"Token {t}: input {_tuple(x[t])}, attention change {_tuple(steps.attention[t])}, "
         f"first sum {_tuple(steps.after_attention[t])}, MLP change {_tuple(steps.mlp[t])}, "
