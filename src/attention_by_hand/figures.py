@@ -23,7 +23,7 @@ import io
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -1289,39 +1289,17 @@ def hand_block_steps(
     return transformer_block_steps(x, params, allowed=causal_mask(len(x)) if causal else None)
 
 
-def block_steps(
-    *,
-    tokens: ArrayLike,
-    w_q: ArrayLike,
-    w_k: ArrayLike,
-    w_v: ArrayLike,
-    w_o: ArrayLike,
-    w_1: ArrayLike,
-    b_1: ArrayLike,
-    w_2: ArrayLike,
-    causal: bool = True,
-    palette: Palette = "light",
-) -> Figure:
+def block_steps(*, palette: Palette = "light", **block: Any) -> Figure:
     """Every step of one pre-norm transformer block, for each token.
-
-    A one-head block with layer norms of ``eps = 0`` (gain 1, shift 0), no
-    attention or second-layer biases, and a ReLU MLP, computed by
-    :func:`~attention_by_hand.block.transformer_block_steps`.
 
     Parameters
     ----------
-    tokens : array_like, shape ``[n, d_model]``
-        The block's input, one row per token.
-    w_q, w_k, w_v, w_o : array_like, shape ``[d_model, d_model]``
-        The attention projections.
-    w_1 : array_like, shape ``[d_model, d_ff]``
-    b_1 : array_like, shape ``[d_ff]``
-    w_2 : array_like, shape ``[d_ff, d_model]``
-        The MLP.
-    causal : bool
-        Whether the attention is under a causal mask.
     palette : {"light", "dark"}
         Colour scheme.
+    **block
+        The block and its input, as :func:`hand_block_steps` takes them
+        (``tokens``, ``w_q``, ``w_k``, ``w_v``, ``w_o``, ``w_1``, ``b_1``,
+        ``w_2`` and ``causal``), which computes every step drawn.
 
     Returns
     -------
@@ -1336,10 +1314,9 @@ def block_steps(
     from matplotlib.patches import FancyArrowPatch, Rectangle
 
     colours = _palette(palette)
-    x = np.asarray(tokens, dtype=float)
-    steps = hand_block_steps(
-        tokens=x, w_q=w_q, w_k=w_k, w_v=w_v, w_o=w_o, w_1=w_1, b_1=b_1, w_2=w_2, causal=causal
-    )
+    steps = hand_block_steps(**block)
+    x = np.asarray(block["tokens"], dtype=float)
+    causal = block.get("causal", True)
     n = len(x)
     rows = [
         ("x (input)", x, True),
