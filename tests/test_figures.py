@@ -229,6 +229,47 @@ def test_kv_cache_steps_prints_each_steps_output(drawn) -> None:
     ]
 
 
+def test_rotary_offsets_prints_the_quarter_turns_and_scores(drawn) -> None:
+    texts = svg_texts(drawn("rotary-offsets", "light"))
+    # q = (2, 1), k = (1, 2), a quarter turn per position: (a, b) -> (-b, a) per step.
+    # q at 1 is (-1, 2), k at 3 is (2, -1): score -2 - 2 = -4; q at 0 is (2, 1), k at 2 is
+    # (-1, -2): -4 again (offset 2); k at 2 against q at 1: 1 - 4 = -3 (offset 1)
+    assert texts == [
+        "q at 1 = (-1, 2)", "k at 3 = (2, -1)", "query at 1, key at 3", "offset 2, score -4",
+        "q at 0 = (2, 1)", "k at 2 = (-1, -2)", "query at 0, key at 2", "offset 2, score -4",
+        "q at 1 = (-1, 2)", "k at 2 = (-1, -2)", "query at 1, key at 2", "offset 1, score -3",
+    ]  # fmt: skip
+
+
+def test_block_steps_prints_every_step_of_the_hand_example(drawn) -> None:
+    texts = svg_texts(drawn("block-steps", "dark"))
+    # Token 0 = (0, 2, 2, 8): mean 3, deviations (-3, -1, -1, 5), variance 36 / 4 = 9, so
+    # LN1 = (-1, -1/3, -1/3, 5/3); the value is 3 LN1 = (-3, -1, -1, 5), its own weight is
+    # 1, and W_O flips coordinates 0 and 3: a = (3, -1, -1, -5), h = (3, 1, 1, 3), with
+    # mean 2 and variance 1, LN2 = (1, -1, -1, 1); W_1 gives (2, -1), b_1 (1, -1), the ReLU
+    # (1, 0), W_2 the row (1, 0, 0, -1), and y = (4, 1, 1, 2).
+    # Token 1 = (1, 3, 1, 3): LN1 = (-1, 1, -1, 1), value (-3, 3, -3, 3); weights 1/2 and
+    # 1/2 mix (-3, 1, -2, 4); a = (3, 1, -2, -4), h = (4, 4, -1, -1), mean 3/2 and standard
+    # deviation 5/2, LN2 = (1, 1, -1, -1); W_1 gives (0, 1), b_1 (-1, 1), the ReLU (0, 1),
+    # W_2 the row (0, 2, 0, 0), and y = (4, 6, -1, -1).
+    by_hand = [
+        [["0", "2", "2", "8"], ["-1", "-1/3", "-1/3", "5/3"], ["3", "-1", "-1", "-5"],
+         ["3", "1", "1", "3"], ["1", "-1", "-1", "1"], ["1", "0", "0", "-1"],
+         ["4", "1", "1", "2"]],
+        [["1", "3", "1", "3"], ["-1", "1", "-1", "1"], ["3", "1", "-2", "-4"],
+         ["4", "4", "-1", "-1"], ["1", "1", "-1", "-1"], ["0", "2", "0", "0"],
+         ["4", "6", "-1", "-1"]],
+    ]  # fmt: skip
+    first = texts.index("y = h + m") + 1  # the row names come once, before token 0's cells
+    second = texts.index("coordinate", first) + 1
+    for token, start in enumerate((first, second)):
+        cells = texts[start : start + 28]
+        assert [cells[r * 4 : r * 4 + 4] for r in range(7)] == by_hand[token], token
+        assert texts[start + 28 : start + 30] == ["residual", "residual"]
+    assert "token 0: attention weights 1" in texts
+    assert "token 1: attention weights 1/2, 1/2" in texts
+
+
 @pytest.mark.parametrize(
     ("draw", "inputs", "message"),
     [

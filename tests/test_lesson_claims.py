@@ -277,6 +277,68 @@ def _kv_cache_steps(inputs: dict[str, Any]) -> dict[str, list[Any]]:
     }
 
 
+def _quarter_turns(vector: list[int], turns: int) -> list[int]:
+    """`vector` turned a quarter turn counter-clockwise `turns` times: (a, b) -> (-b, a)."""
+    a, b = vector
+    for _ in range(turns % 4):
+        a, b = -b, a
+    return [a, b]
+
+
+def _rotary_offsets(inputs: dict[str, Any]) -> dict[str, list[Any]]:
+    assert math.isclose(inputs["frequency"], math.pi / 2), "the hand check turns by quarters"
+    q, k = list(inputs["query"]), list(inputs["key"])
+    panels: list[Any] = []
+    for m, n in inputs["positions"]:
+        rq, rk = _quarter_turns(q, m), _quarter_turns(k, n)
+        panels += [m, n, n - m, rq, rk, rq[0] * rk[0] + rq[1] * rk[1]]
+    return {
+        "alt": [len(inputs["positions"]), *panels],
+        "caption": [q, k, 90, inputs["positions"]],
+    }
+
+
+def _exact_layer_norm(row: list[Fraction]) -> list[Fraction]:
+    """Layer norm with eps = 0, gain 1 and shift 0, in fractions: the variance must be a square."""
+    mean = sum(row, Fraction(0)) / len(row)
+    variance = sum(((x - mean) ** 2 for x in row), Fraction(0)) / len(row)
+    root = Fraction(math.isqrt(variance.numerator), math.isqrt(variance.denominator))
+    assert root**2 == variance, "the figure's layer norm is exact only for square variances"
+    return [(x - mean) / root for x in row]
+
+
+def _block_steps(inputs: dict[str, Any]) -> dict[str, list[Any]]:
+    """The block by hand: zero scores, so a causal row t gives each of its t + 1 keys 1/(t + 1)."""
+    assert not np.any(inputs["w_q"]), "the caption says the query projection is 0"
+    assert not np.any(inputs["w_k"]), "the caption says the key projection is 0"
+    assert inputs["causal"], "the caption says a causal mask"
+    x = _fraction_matrix(inputs["tokens"])
+    w_v, w_o = _fraction_matrix(inputs["w_v"]), _fraction_matrix(inputs["w_o"])
+    w_1, w_2 = _fraction_matrix(inputs["w_1"]), _fraction_matrix(inputs["w_2"])
+    b_1 = [Fraction(int(b)) for b in inputs["b_1"]]
+    values = _matmul([_exact_layer_norm(row) for row in x], w_v)
+    mixed = [
+        [sum(col, Fraction(0)) / (t + 1) for col in zip(*values[: t + 1], strict=True)]
+        for t in range(len(x))
+    ]
+    change = _matmul(mixed, w_o)
+    h = [[a + b for a, b in zip(r, c, strict=True)] for r, c in zip(x, change, strict=True)]
+    pre = _matmul([_exact_layer_norm(row) for row in h], w_1)
+    hidden = [[max(u + b, Fraction(0)) for u, b in zip(row, b_1, strict=True)] for row in pre]
+    mlp = _matmul(hidden, w_2)
+    y = [[a + b for a, b in zip(r, c, strict=True)] for r, c in zip(h, mlp, strict=True)]
+    tokens: list[Any] = []
+    for t in range(len(x)):
+        tokens += [t, x[t], change[t], h[t], mlp[t], y[t]]
+    w_v_scale = w_v[0][0]
+    assert w_v == [[w_v_scale * (i == j) for j in range(len(w_v))] for i in range(len(w_v))]
+    assert all(w_o[i][j] == 0 for i in range(len(w_o)) for j in range(len(w_o)) if i != j)
+    return {
+        "alt": [len(x[0]), *tokens],
+        "caption": [x, 0, w_v_scale, [w_o[i][i] for i in range(len(w_o))], w_1, b_1, w_2, 0],
+    }
+
+
 def _computed_caption_numbers(name: str, inputs: dict[str, Any]) -> dict[str, list[Any]]:
     if name.startswith("demo-") and name.endswith("-weights"):
         return _demo_weights(name.removeprefix("demo-").removesuffix("-weights"))
@@ -291,6 +353,8 @@ def _computed_caption_numbers(name: str, inputs: dict[str, Any]) -> dict[str, li
         "mha-heads": _mha_heads,
         "online-softmax-steps": _online_softmax_steps,
         "kv-cache-steps": _kv_cache_steps,
+        "rotary-offsets": _rotary_offsets,
+        "block-steps": _block_steps,
     }
     assert name in by_name, (
         f"figure {name!r} is new: add how its caption's numbers are computed to "

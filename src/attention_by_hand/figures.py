@@ -23,7 +23,7 @@ import io
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -33,6 +33,8 @@ from .core import attention_weights, causal_mask, masked_softmax
 if TYPE_CHECKING:  # for annotations: matplotlib is imported by the functions that draw
     from matplotlib.colors import LinearSegmentedColormap
     from matplotlib.figure import Figure
+
+    from .block import BlockSteps
 
 __all__ = [
     "PALETTES",
@@ -1142,4 +1144,247 @@ def multi_head_weights(
                 colours=colours,
                 shade=w,
             )
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# Figures of lessons 8 and 9
+# ---------------------------------------------------------------------------
+
+
+def rotary_offsets(
+    *,
+    query: ArrayLike,
+    key: ArrayLike,
+    positions: ArrayLike,
+    frequency: float,
+    palette: Palette = "light",
+) -> Figure:
+    """One query and one key turned by a rotary embedding, at several pairs of positions.
+
+    Parameters
+    ----------
+    query, key : array_like, shape ``[2]``
+        One coordinate pair of a query and of a key, before any rotation.
+    positions : array_like of int, shape ``[P, 2]``
+        Each row is (position of the query, position of the key); one panel
+        per row.
+    frequency : float
+        The angle per position, in radians (``pi / 2`` for a quarter turn).
+    palette : {"light", "dark"}
+        Colour scheme.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per pair of positions: the rotated query and key as arrows
+        from the origin, each labelled with its coordinates, the arc of the
+        angle from the query to the key, and the score (their dot product)
+        with the offset in the title.
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Arc
+
+    from .position import rotary_embedding
+
+    colours = _palette(palette)
+    q = np.asarray(query, dtype=float)
+    k = np.asarray(key, dtype=float)
+    pairs = np.asarray(positions)
+    if q.shape != (2,) or k.shape != (2,) or pairs.ndim != 2 or pairs.shape[1] != 2:
+        raise ValueError(
+            f"rotary_offsets needs a query and a key of 2 coordinates and positions of shape "
+            f"[P, 2]; got shapes {q.shape}, {k.shape} and {pairs.shape}"
+        )
+    theta = [float(frequency)]
+    # [P, 2] positions -> [P, 2] rotated query and key; rounded, for the labels of exact turns
+    turned_q = rotary_embedding(np.tile(q, (len(pairs), 1)), pairs[:, 0], frequencies=theta)
+    turned_k = rotary_embedding(np.tile(k, (len(pairs), 1)), pairs[:, 1], frequencies=theta)
+    reach = 1.6 * max(float(np.abs(q).max()), float(np.abs(k).max()), 1.0)
+    with _style(colours):
+        fig = Figure(
+            figsize=(3.3 * len(pairs) + 0.4, 3.9),
+            layout="constrained",
+            facecolor=colours["background"],
+        )
+        axes = np.atleast_1d(fig.subplots(1, len(pairs)))
+        for ax, (m, n), rq, rk in zip(axes, pairs, turned_q, turned_k, strict=True):
+            ax.axhline(0, color=colours["grid"], lw=0.8)
+            ax.axvline(0, color=colours["grid"], lw=0.8)
+            start, end = (float(np.degrees(np.arctan2(v[1], v[0]))) for v in (rq, rk))
+            if end < start:
+                end += 360.0
+            ax.add_patch(
+                Arc((0, 0), 1.1, 1.1, theta1=start, theta2=end, color=colours["muted"], lw=1.4)
+            )
+            for vector, colour, name, place in (
+                (rq, colours["accent"], "q", m),
+                (rk, colours["value"], "k", n),
+            ):
+                _arrow(ax, (0, 0), vector, colour, lw=2.2)
+                shown = ", ".join(format_number(x) for x in vector)
+                ax.annotate(
+                    f"{name} at {place} = ({shown})",
+                    vector,
+                    textcoords="offset points",
+                    xytext=(0, 6 if vector[1] >= 0 else -6),
+                    ha="center",
+                    va="bottom" if vector[1] >= 0 else "top",
+                    color=colour,
+                    fontweight="bold",
+                )
+            score = float(rq @ rk)
+            ax.set_title(f"query at {m}, key at {n}\noffset {n - m}, score {format_number(score)}")
+            ax.set_xlim(-reach, reach)
+            ax.set_ylim(-reach, reach)
+            ax.set_aspect("equal")
+            ax.set_xticks([])
+            ax.set_yticks([])
+            for side in ax.spines.values():
+                side.set_color(colours["grid"])
+    return fig
+
+
+def hand_block_steps(
+    *,
+    tokens: ArrayLike,
+    w_q: ArrayLike,
+    w_k: ArrayLike,
+    w_v: ArrayLike,
+    w_o: ArrayLike,
+    w_1: ArrayLike,
+    b_1: ArrayLike,
+    w_2: ArrayLike,
+    causal: bool = True,
+) -> BlockSteps:
+    """Every step of the one-head block that :func:`block_steps` draws.
+
+    Layer norms with ``eps = 0``, gain 1 and shift 0; no attention biases and
+    no second MLP bias; a causal mask when `causal` is true. The caption of
+    the figure is written from the same steps.
+
+    Parameters
+    ----------
+    tokens : array_like, shape ``[n, d_model]``
+    w_q, w_k, w_v, w_o : array_like, shape ``[d_model, d_model]``
+    w_1 : array_like, shape ``[d_model, d_ff]``
+    b_1 : array_like, shape ``[d_ff]``
+    w_2 : array_like, shape ``[d_ff, d_model]``
+    causal : bool
+
+    Returns
+    -------
+    BlockSteps
+        As :func:`~attention_by_hand.block.transformer_block_steps` gives them.
+    """
+    from .block import BlockParams, transformer_block_steps
+
+    x = np.asarray(tokens, dtype=float)
+    if x.ndim != 2:
+        raise ValueError(f"block_steps needs tokens of shape [n, d_model]; got shape {x.shape}")
+    w_q_, w_k_, w_v_, w_o_, w_1_, w_2_, b_1_ = (
+        np.asarray(a, dtype=float) for a in (w_q, w_k, w_v, w_o, w_1, w_2, b_1)
+    )
+    params = BlockParams(1, w_q_, w_k_, w_v_, w_o_, w_1_, w_2_, b_1=b_1_, eps=0.0)
+    return transformer_block_steps(x, params, allowed=causal_mask(len(x)) if causal else None)
+
+
+def block_steps(*, palette: Palette = "light", **block: Any) -> Figure:
+    """Every step of one pre-norm transformer block, for each token.
+
+    Parameters
+    ----------
+    palette : {"light", "dark"}
+        Colour scheme.
+    **block
+        The block and its input, as :func:`hand_block_steps` takes them
+        (``tokens``, ``w_q``, ``w_k``, ``w_v``, ``w_o``, ``w_1``, ``b_1``,
+        ``w_2`` and ``causal``), which computes every step drawn.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per token: a grid of numbers with one row per step (the
+        input, the first layer norm, the attention's change, the first sum,
+        the second layer norm, the MLP's change, the output) and one column
+        per coordinate. The rows of the residual path (input and sums) are
+        shaded; arrows on the right show the input carried past each change.
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+
+    colours = _palette(palette)
+    steps = hand_block_steps(**block)
+    x = np.asarray(block["tokens"], dtype=float)
+    causal = block.get("causal", True)
+    n = len(x)
+    rows = [
+        ("x (input)", x, True),
+        ("LN1(x)", steps.attention_input, False),
+        ("a: attention", steps.attention, False),
+        ("h = x + a", steps.after_attention, True),
+        ("LN2(h)", steps.mlp_input, False),
+        ("m: MLP", steps.mlp, False),
+        ("y = h + m", steps.output, True),
+    ]
+    d = x.shape[1]
+    stream = _weights_colormap(colours)(0.22)
+    with _style(colours):
+        fig = Figure(
+            figsize=(3.1 * n + 1.6, 4.6), layout="constrained", facecolor=colours["background"]
+        )
+        axes = np.atleast_1d(fig.subplots(1, n))
+        for t, ax in enumerate(axes):
+            for r, (_, values, residual) in enumerate(rows):
+                face = stream if residual else colours["background"]
+                for c in range(d):
+                    ax.add_artist(
+                        Rectangle((c, r), 1, 1, facecolor=face, edgecolor=colours["grid"], lw=1)
+                    )
+                    ax.text(
+                        c + 0.5,
+                        r + 0.5,
+                        format_number(values[t, c]),
+                        ha="center",
+                        va="center",
+                        in_layout=False,
+                        color=_ink_on(face) if residual else colours["text"],
+                    )
+            for start, end in ((0, 3), (3, 6)):
+                ax.add_artist(
+                    FancyArrowPatch(
+                        (d + 0.1, start + 0.5),
+                        (d + 0.1, end + 0.5),
+                        connectionstyle="arc3,rad=-0.3",
+                        arrowstyle="-|>",
+                        mutation_scale=12,
+                        color=colours["accent"],
+                        lw=1.6,
+                        clip_on=False,
+                    )
+                )
+                ax.text(
+                    d + 0.6,
+                    (start + end) / 2 + 0.5,
+                    "residual",
+                    rotation=90,
+                    ha="center",
+                    va="center",
+                    color=colours["accent"],
+                    in_layout=False,
+                )
+            seen = t + 1 if causal else n  # the keys token t may attend
+            weights = ", ".join(
+                str(Fraction(float(w)).limit_denominator(12)) for w in steps.weights[0, t, :seen]
+            )
+            ax.set_title(f"token {t}: attention weights {weights}")
+            ax.set_xlim(0, d + 1.4)
+            ax.set_ylim(len(rows), 0)
+            ax.set_xticks(np.arange(d) + 0.5, [str(c) for c in range(d)])
+            ax.xaxis.tick_top()
+            ax.set_xlabel("coordinate")
+            ax.xaxis.set_label_position("top")
+            names = [name for name, _, _ in rows] if t == 0 else []
+            ax.set_yticks(np.arange(len(rows)) + 0.5, names)
+            _bare_frame(ax)
     return fig

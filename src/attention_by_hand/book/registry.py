@@ -247,6 +247,11 @@ def _numbers(values: Any) -> str:
     return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
 
 
+def _tuple(values: Any) -> str:
+    """``(1, -1, 0)``: one vector, formatted like the figures print it."""
+    return "(" + ", ".join(figures.format_number(x) for x in np.asarray(values, dtype=float)) + ")"
+
+
 def _matrix(rows: Any) -> str:
     """``rows (1, 1, 0, 0) and (0, 0, 1, 1)``: a small matrix written row by row."""
     written = [
@@ -341,14 +346,11 @@ def _online_softmax_figure() -> FigureSpec:
         scale=1.0,
     )
 
-    def pair(row: Any) -> str:
-        return "(" + ", ".join(figures.format_number(x) for x in row) + ")"
-
     states = "; ".join(
         f"after block {b}: keys seen {step.keys_seen}, running maximum "
         f"{figures.format_number(step.running_max[0])}, running sum "
-        f"{figures.format_number(step.running_sum[0])}, accumulator {pair(step.accumulator[0])}, "
-        f"accumulator divided by the sum {pair(step.output()[0])}"
+        f"{figures.format_number(step.running_sum[0])}, accumulator {_tuple(step.accumulator[0])}, "
+        f"accumulator divided by the sum {_tuple(step.output()[0])}"
         for b, step in enumerate(steps)
     )
     scores = ", ".join(f"ln {figures.format_number(e)}" for e in exps)
@@ -396,12 +398,94 @@ def _multi_head_figure() -> FigureSpec:
     )
 
 
+def _rotary_figure() -> FigureSpec:
+    """Lesson 8: one query and one key turned a quarter turn per position, at three pairs."""
+    from ..position import rotary_embedding
+
+    inputs: dict[str, Any] = {
+        "query": [2, 1],
+        "key": [1, 2],
+        "positions": [[1, 3], [0, 2], [1, 2]],
+        "frequency": np.pi / 2,
+    }
+    panels = []
+    for m, n in inputs["positions"]:
+        turn = [inputs["frequency"]]
+        rq = rotary_embedding([inputs["query"]], [m], frequencies=turn)[0]
+        rk = rotary_embedding([inputs["key"]], [n], frequencies=turn)[0]
+        panels.append(
+            f"Query at {m} and key at {n}, offset {n - m}: the query turned to "
+            f"{_tuple(rq)}, the key to {_tuple(rk)}, score "
+            f"{figures.format_number(rq @ rk)}"
+        )
+    return FigureSpec(
+        name="rotary-offsets",
+        draw=figures.rotary_offsets,
+        inputs=inputs,
+        alt=(
+            f"{len(panels)} panels, each a plane with a rotated query and a rotated key drawn as "
+            f"arrows from the origin and an arc for the angle from the query to the key. "
+            f"{'. '.join(panels)}. The first two arcs are the same size."
+        ),
+        caption=(
+            f"A rotary embedding with one pair of coordinates. Inputs: query "
+            f"{_tuple(inputs['query'])} and key {_tuple(inputs['key'])} before rotation; a turn of "
+            f"{figures.format_number(np.degrees(inputs['frequency']))}° per position; "
+            f"(query, key) positions "
+            f"{', '.join(f'({m}, {n})' for m, n in inputs['positions'])}."
+        ),
+    )
+
+
+def _block_figure() -> FigureSpec:
+    """Lesson 9: lesson 9's two tokens through one pre-norm block, every step printed."""
+    zero = np.zeros((4, 4))
+    inputs: dict[str, Any] = {
+        "tokens": [[0, 2, 2, 8], [1, 3, 1, 3]],
+        "w_q": zero,
+        "w_k": zero,
+        "w_v": 3 * np.eye(4),
+        "w_o": np.diag([-1.0, 1.0, 1.0, -1.0]),
+        "w_1": [[1, 0], [0, 1], [0, 0], [1, 0]],
+        "b_1": [-1, 0],
+        "w_2": [[1, 0, 0, -1], [0, 2, 0, 0]],
+        "causal": True,
+    }
+    steps = figures.hand_block_steps(**inputs)
+    x = np.asarray(inputs["tokens"], dtype=float)
+    tokens = ". ".join(
+        f"Token {t}: input {_tuple(x[t])}, attention change {_tuple(steps.attention[t])}, "
+        f"first sum {_tuple(steps.after_attention[t])}, MLP change {_tuple(steps.mlp[t])}, "
+        f"output {_tuple(steps.output[t])}"
+        for t in range(len(x))
+    )
+    return FigureSpec(
+        name="block-steps",
+        draw=figures.block_steps,
+        inputs=inputs,
+        alt=(
+            f"Two grids of numbers, one per token, with a row for each step of the block and a "
+            f"column for each of the {x.shape[1]} coordinates; the input and the two sums are "
+            f"shaded, and arrows labelled residual carry the input past each change. {tokens}."
+        ),
+        caption=(
+            f"One pre-norm block, step by step. Inputs: tokens {_vectors(x, 'x')}; query and key "
+            f"projections 0; W_V = {figures.format_number(inputs['w_v'][0, 0])} times the "
+            f"identity; W_O with diagonal {_numbers(np.diag(inputs['w_o']))}; W_1 with "
+            f"{_matrix(inputs['w_1'])}; b_1 = {_tuple(inputs['b_1'])}; "
+            f"W_2 with {_matrix(inputs['w_2'])}; a causal mask; layer norms with ε = 0."
+        ),
+    )
+
+
 _SPECS = (
     *_SPECS,
     _qkv_figure(),
     _multi_head_figure(),
     _online_softmax_figure(),
     _kv_cache_figure(),
+    _rotary_figure(),
+    _block_figure(),
 )
 
 #: Every figure of the book, by name.
