@@ -40,6 +40,8 @@ __all__ = [
     "causal_mask_grid",
     "format_number",
     "same_weights_two_values",
+    "scale_measurement",
+    "sliding_window_cache",
     "to_svg",
     "to_svgs",
     "weights_matrix",
@@ -1142,4 +1144,208 @@ def multi_head_weights(
                 colours=colours,
                 shade=w,
             )
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# Figures of lessons 10 and 11
+# ---------------------------------------------------------------------------
+
+
+def scale_measurement(
+    *,
+    d_ks: Sequence[int],
+    n_keys: int,
+    n_rows: int,
+    seed: int,
+    palette: Palette = "light",
+) -> Figure:
+    """The toy measurement of the scale: sharper weights and smaller gradients without it.
+
+    Parameters
+    ----------
+    d_ks, n_keys, n_rows, seed
+        The arguments of :func:`attention_by_hand.experiments.scale_experiment`.
+    palette : {"light", "dark"}
+        Colour scheme.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Left: the average largest weight of a row against the key width
+        ``d_k``, with the scores divided by ``√d_k`` and without. Right: the
+        average length of the scores' gradient, the same way. Every point is
+        printed to 2 decimals.
+    """
+    from matplotlib.figure import Figure
+
+    from .experiments import scale_experiment
+
+    colours = _palette(palette)
+    m = scale_experiment(d_ks, n_keys=n_keys, n_rows=n_rows, seed=seed)
+    xs = np.arange(len(m.d_k))
+    panels = (
+        ("largest weight of a row (average)", m.largest_weight_scaled, m.largest_weight_unscaled),
+        ("length of the score gradient (average)", m.gradient_scaled, m.gradient_unscaled),
+    )
+    with _style(colours):
+        fig = Figure(figsize=(9.0, 3.9), layout="constrained", facecolor=colours["background"])
+        axes = fig.subplots(1, 2)
+        for ax, (title, scaled, unscaled) in zip(axes, panels, strict=True):
+            for ys, other, colour, marker, label in (
+                (scaled, unscaled, colours["accent"], "o", "scores divided by √d_k"),
+                (unscaled, scaled, colours["output"], "s", "not divided"),
+            ):
+                ax.plot(xs, ys, color=colour, marker=marker, lw=2, label=label)
+                for x, y, y_other in zip(xs, ys, other, strict=True):
+                    # the higher point of the two is labelled above, the other below
+                    above = y > y_other or (y == y_other and ys is unscaled)
+                    ax.annotate(
+                        f"{y:.2f}",
+                        (x, y),
+                        xytext=(0, 7 if above else -9),
+                        textcoords="offset points",
+                        ha="center",
+                        va="bottom" if above else "top",
+                        color=colour,
+                        fontsize=9,
+                    )
+            top = float(max(scaled.max(), unscaled.max()))
+            ax.set_ylim(0, top * 1.2 + 0.02)
+            ax.set_xticks(xs, [str(d) for d in m.d_k])
+            ax.set_xlim(-0.4, len(xs) - 0.6)
+            ax.set_xlabel("width of queries and keys, d_k")
+            ax.set_title(title)
+            ax.grid(axis="y", color=colours["grid"], lw=0.8)
+            ax.set_axisbelow(True)
+            for side in ("top", "right"):
+                ax.spines[side].set_visible(False)
+        axes[0].legend(loc="upper left", frameon=False)
+    return fig
+
+
+def sliding_window_cache(*, n: int, window: int, palette: Palette = "light") -> Figure:
+    """A sliding-window mask and the rolling buffer that serves it, step by step.
+
+    Parameters
+    ----------
+    n : int
+        Number of positions (queries, keys and generation steps).
+    window : int
+        Keys each query may attend, its own included
+        (:func:`attention_by_hand.sliding_window_mask`); also the buffer's slots.
+    palette : {"light", "dark"}
+        Colour scheme.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Left: the allowed/blocked matrix, rows for queries and columns for
+        keys, each cell marked in words. Right: one row per generation step
+        and one column per slot of the buffer, each cell naming the token
+        whose key and value it holds after that step (position ``t`` goes to
+        slot ``t mod window``), the slot written at that step outlined.
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch, Rectangle
+
+    from .core import sliding_window_mask
+
+    colours = _palette(palette)
+    keep = sliding_window_mask(n, window=window)  # [n, n]
+    slots: list[int | None] = [None] * window
+    buffer_rows = []
+    for t in range(n):  # step t writes token t into slot t mod window
+        slots[t % window] = t
+        buffer_rows.append(list(slots))
+    with _style(colours):
+        fig = Figure(figsize=(9.4, 4.4), layout="constrained", facecolor=colours["background"])
+        ax_m, ax_b = fig.subplots(1, 2, width_ratios=[n, window + 0.6])
+        for i in range(n):
+            for j in range(n):
+                ok = bool(keep[i, j])
+                ax_m.add_artist(
+                    Rectangle(
+                        (j, i),
+                        1,
+                        1,
+                        facecolor=colours["allowed"] if ok else colours["blocked"],
+                        edgecolor=colours["background"],
+                        lw=2,
+                        hatch=None if ok else "//",
+                    )
+                )
+                ax_m.text(
+                    j + 0.5,
+                    i + 0.5,
+                    "allowed" if ok else "blocked",
+                    ha="center",
+                    va="center",
+                    in_layout=False,
+                    color="#ffffff" if ok else colours["text"],
+                    fontsize=8,
+                )
+        ax_m.set_xlim(0, n)
+        ax_m.set_ylim(n, 0)
+        ax_m.set_aspect("equal")
+        ticks = np.arange(n) + 0.5
+        ax_m.set_xticks(ticks, [f"key {j}" for j in range(n)])
+        ax_m.set_yticks(ticks, [f"query {i}" for i in range(n)])
+        ax_m.xaxis.tick_top()
+        _bare_frame(ax_m)
+        ax_m.set_title(f"sliding-window mask, window {window}", pad=22)
+        for t, row in enumerate(buffer_rows):
+            for s, held in enumerate(row):
+                written = s == t % window
+                ax_b.add_artist(
+                    Rectangle(
+                        (s, t),
+                        1,
+                        1,
+                        facecolor=colours["blocked"] if held is None else colours["background"],
+                        edgecolor=colours["output"] if written else colours["grid"],
+                        lw=2.5 if written else 1,
+                        hatch="//" if held is None else None,
+                        zorder=2 if written else 1,
+                    )
+                )
+                ax_b.text(
+                    s + 0.5,
+                    t + 0.5,
+                    "empty" if held is None else f"token {held}",
+                    ha="center",
+                    va="center",
+                    in_layout=False,
+                    color=colours["text"],
+                    fontsize=9,
+                    fontweight="bold" if written else "normal",
+                )
+        ax_b.set_xlim(0, window)
+        ax_b.set_ylim(n, 0)
+        ax_b.set_aspect("equal")
+        ax_b.set_xticks(np.arange(window) + 0.5, [f"slot {s}" for s in range(window)])
+        ax_b.set_yticks(np.arange(n) + 0.5, [f"step {t}" for t in range(n)])
+        ax_b.xaxis.tick_top()
+        _bare_frame(ax_b)
+        ax_b.set_title(f"rolling buffer of {window} slots", pad=22)
+        fig.legend(
+            handles=[
+                Patch(facecolor=colours["allowed"], label="allowed"),
+                Patch(
+                    facecolor=colours["blocked"],
+                    hatch="//",
+                    edgecolor=colours["muted"],
+                    label="blocked (or an empty slot)",
+                ),
+                Patch(
+                    facecolor=colours["background"],
+                    edgecolor=colours["output"],
+                    lw=2.5,
+                    label=f"slot written at that step: token t goes to slot t mod {window}",
+                ),
+            ],
+            loc="outside lower center",
+            ncols=3,
+            frameon=False,
+        )
     return fig
