@@ -71,6 +71,7 @@ class Libraries:
     figure_pages: ModuleType  # figures drawn into the site, [[figure: name]] as HTML
     demo_html: ModuleType  # [[demo: name]] as HTML
     stepper_html: ModuleType  # [[stepper: name]] as HTML: the online softmax stepper
+    calculator_html: ModuleType  # [[calculator: name]] as HTML: the cache-memory calculator
     quiz: ModuleType  # ```quiz blocks as HTML
     sources: ModuleType  # the record of sources, [[sources]] as HTML
     lessons: ModuleType  # the lesson template check, the "Next" link, the source revision
@@ -282,6 +283,7 @@ class BookPlugin(BasePlugin[BookConfig]):
             ),
         )
         markdown = lib.stepper_html.replace_stepper_markers(markdown, page=uri)
+        markdown = lib.calculator_html.replace_calculator_markers(markdown, page=uri)
         inline = lib.quiz.inline_markdown(config.markdown_extensions, config.mdx_configs)
         return str(lib.quiz.replace_quizzes(markdown, page=uri, inline=inline))
 
