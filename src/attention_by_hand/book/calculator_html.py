@@ -217,7 +217,7 @@ def binary_size(n: int) -> str:
 _SPECS = (
     CalculatorSpec(
         name="kv-cache",
-        title="Count the cache yourself",
+        title="The KV cache, counted",
         defaults={
             "layers": 32,
             "query_heads": 32,
