@@ -131,7 +131,7 @@
       ["layers", "kv_heads", "head_dim", "bytes_per_number", "batch"].forEach(function (name) {
         setNumber(root, name, v[name]);
       });
-      setNumber(root, "per_token", r.per_token);
+      setNumber(root, "per-token", r.per_token);
       setNumber(root, "kept", r.kept);
       root.querySelector(".abh-calculator-kept").textContent = v.window === null
         ? "every token of the " + grouped(v.tokens) + " (no window)"

@@ -135,8 +135,7 @@ def input_problem(values: Mapping[str, int | None]) -> str | None:
             return f"{field.label}: enter a whole number from {field.least:,} to {field.most:,}."
         if not field.least <= value <= field.most:
             return f"{field.label}: enter a whole number from {field.least:,} to {field.most:,}."
-    kv, heads = values["kv_heads"], values["query_heads"]
-    assert isinstance(kv, int) and isinstance(heads, int)
+    kv, heads = int(values["kv_heads"] or 0), int(values["query_heads"] or 0)  # checked above
     if heads % kv:
         return (
             f"Key/value heads per layer ({kv:,}) must divide the query heads per layer "
@@ -164,18 +163,22 @@ def cache_results(values: Mapping[str, int | None]) -> dict[str, int]:
     problem = input_problem(values)
     if problem:
         raise ValueError(problem)
-    v = {name: value for name, value in values.items() if value is not None}
-    shape = {
+    v = {name: int(value) for name, value in values.items() if value is not None}
+    window = values["window"]
+    common = {
         "layers": v["layers"],
         "head_dim": v["head_dim"],
         "bytes_per_number": v["bytes_per_number"],
     }
-    sequences = {"batch": v["batch"], "tokens": v["tokens"], "window": values["window"]}
     return {
-        "per_token": kv_cache_bytes(**shape, kv_heads=v["kv_heads"]),
-        "kept": v["tokens"] if values["window"] is None else min(v["tokens"], v["window"]),
-        "total": kv_cache_bytes(**shape, kv_heads=v["kv_heads"], **sequences),
-        "mha_total": kv_cache_bytes(**shape, kv_heads=v["query_heads"], **sequences),
+        "per_token": kv_cache_bytes(**common, kv_heads=v["kv_heads"]),
+        "kept": v["tokens"] if window is None else min(v["tokens"], window),
+        "total": kv_cache_bytes(
+            **common, kv_heads=v["kv_heads"], batch=v["batch"], tokens=v["tokens"], window=window
+        ),
+        "mha_total": kv_cache_bytes(
+            **common, kv_heads=v["query_heads"], batch=v["batch"], tokens=v["tokens"], window=window
+        ),
         "group": v["query_heads"] // v["kv_heads"],
     }
 
@@ -332,7 +335,7 @@ def _inputs_html(spec: CalculatorSpec, uid: str) -> str:
         )
     return (
         '<fieldset class="abh-calculator-inputs"><legend>The model and the text (whole '
-        f'numbers)</legend>{"".join(rows)}</fieldset>'
+        f"numbers)</legend>{''.join(rows)}</fieldset>"
     )
 
 
@@ -351,11 +354,11 @@ def _results_html(values: Mapping[str, int | None], uid: str) -> str:
         ("key/value heads per layer", "kv_heads", values["kv_heads"]),
         ("numbers per head", "head_dim", values["head_dim"]),
         ("bytes per number", "bytes_per_number", values["bytes_per_number"]),
-        ("bytes per token of one sequence: the product of the five above", "per_token",
+        ("bytes per token of one sequence: the product of the five above", "per-token",
          r["per_token"]),
         ("sequences in the batch", "batch", values["batch"]),
-        ("tokens kept per sequence: "
-         f'<span class="abh-calculator-kept">{kept}</span>', "kept", r["kept"]),
+        (f'tokens kept per sequence: <span class="abh-calculator-kept">{kept}</span>', "kept",
+         r["kept"]),
     ]  # fmt: skip
     body = "".join(
         f'<tr><th scope="row">{label}</th>{_cell(name, value)}</tr>' for label, name, value in rows
@@ -373,13 +376,13 @@ def _results_html(values: Mapping[str, int | None], uid: str) -> str:
         f"<tbody>{body}</tbody></table></div></div>"
         f'<p class="abh-calculator-total" id="{uid}-total">Cache: <span '
         f'class="abh-calculator-formula" data-cell="formula">{formula}</span> = '
-        f'{_span("total", r["total"])} bytes ({_span("total-size", None, binary_size(r["total"]))}'
+        f"{_span('total', r['total'])} bytes ({_span('total-size', None, binary_size(r['total']))}"
         ").</p>"
         f'<p class="abh-calculator-compare" id="{uid}-compare">With multi-head attention, one '
-        f'key/value head for each of the {_span("query-heads", values["query_heads"])} query '
-        f'heads of a layer, the same text would take {_span("mha-total", r["mha_total"])} bytes '
-        f'({_span("mha-size", None, binary_size(r["mha_total"]))}): the cache above times '
-        f'{_span("group", r["group"])}, the number of query heads that share each key/value '
+        f"key/value head for each of the {_span('query-heads', values['query_heads'])} query "
+        f"heads of a layer, the same text would take {_span('mha-total', r['mha_total'])} bytes "
+        f"({_span('mha-size', None, binary_size(r['mha_total']))}): the cache above times "
+        f"{_span('group', r['group'])}, the number of query heads that share each key/value "
         "head here.</p></div>"
     )
 

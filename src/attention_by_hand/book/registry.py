@@ -414,10 +414,9 @@ def _scale_figure() -> FigureSpec:
     """Lesson 10: the toy measurement of the scale, with and without dividing by √d_k."""
     from ..experiments import scale_experiment
 
-    inputs = {"d_ks": (1, 4, 16, 64, 256), "n_keys": 16, "n_rows": 1000, "seed": 0}
-    m = scale_experiment(
-        inputs["d_ks"], n_keys=inputs["n_keys"], n_rows=inputs["n_rows"], seed=inputs["seed"]
-    )
+    d_ks, n_keys, n_rows, seed = (1, 4, 16, 64, 256), 16, 1000, 0
+    inputs = {"d_ks": d_ks, "n_keys": n_keys, "n_rows": n_rows, "seed": seed}
+    m = scale_experiment(d_ks, n_keys=n_keys, n_rows=n_rows, seed=seed)
     first, last = m.d_k[0], m.d_k[-1]
 
     def pair(values: Any) -> str:
