@@ -54,7 +54,9 @@ def test_the_default_is_mistral_7b_by_hand():
 
 def test_the_inputs_and_their_bounds_go_to_the_script():
     page = render_calculator(CALCULATORS["kv-cache"], "c")
-    (payload,) = re.findall(r'<script type="application/json" class="abh-calculator-data">(.*?)<', page)
+    (payload,) = re.findall(
+        r'<script type="application/json" class="abh-calculator-data">(.*?)<', page
+    )
     data = json.loads(payload)
     assert [f["name"] for f in data["fields"]] == [f.name for f in FIELDS]
     for sent, field in zip(data["fields"], FIELDS, strict=True):

@@ -130,7 +130,8 @@ def expected(config: dict[str, int | None]) -> dict[str, tuple[str, str]]:
         **common, kv_heads=config["query_heads"], batch=batch, tokens=tokens, window=window
     )
     heads, kv = config["query_heads"], config["kv_heads"]
-    assert isinstance(heads, int) and isinstance(kv, int)
+    assert isinstance(heads, int)
+    assert isinstance(kv, int)
     factors = [2, config["layers"], kv, config["head_dim"], config["bytes_per_number"], batch, kept]
     cells = {
         name: (str(config[name]), f"{config[name]:,}")
