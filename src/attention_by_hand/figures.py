@@ -39,6 +39,7 @@ __all__ = [
     "attention_row",
     "causal_mask_grid",
     "format_number",
+    "rolling_buffer_slots",
     "same_weights_two_values",
     "scale_measurement",
     "sliding_window_cache",
@@ -220,48 +221,17 @@ def causal_mask_grid(*, n: int, palette: Palette = "light") -> Figure:
         (the key may be attended) or "blocked" in words as well as colour.
     """
     from matplotlib.figure import Figure
-    from matplotlib.patches import Patch, Rectangle
+    from matplotlib.patches import Patch
 
     colours = _palette(palette)
     keep = causal_mask(n)  # [n, n]
     with _style(colours):
         fig = Figure(figsize=(5.6, 4.6), layout="constrained", facecolor=colours["background"])
         ax = fig.subplots()
-        for i in range(n):
-            for j in range(n):
-                ok = bool(keep[i, j])
-                ax.add_artist(
-                    Rectangle(
-                        (j, i),
-                        1,
-                        1,
-                        facecolor=colours["allowed"] if ok else colours["blocked"],
-                        edgecolor=colours["background"],
-                        lw=2,
-                        hatch=None if ok else "//",
-                    )
-                )
-                ax.text(
-                    j + 0.5,
-                    i + 0.5,
-                    "allowed" if ok else "blocked",
-                    ha="center",
-                    va="center",
-                    in_layout=False,
-                    color="#ffffff" if ok else colours["text"],
-                    fontsize=9,
-                )
-        ax.set_xlim(0, n)
-        ax.set_ylim(n, 0)
-        ax.set_aspect("equal")
-        ticks = np.arange(n) + 0.5
-        ax.set_xticks(ticks, [f"key {j}" for j in range(n)])
-        ax.set_yticks(ticks, [f"query {i}" for i in range(n)])
-        ax.xaxis.tick_top()
+        _allowed_grid(ax, keep, colours, fontsize=9)
         ax.xaxis.set_label_position("top")
         ax.set_xlabel("keys (positions that can be attended)")
         ax.set_ylabel("queries (positions doing the attending)")
-        _bare_frame(ax)
         fig.legend(
             handles=[
                 Patch(facecolor=colours["allowed"], label="allowed: key j ≤ query i"),
@@ -465,6 +435,63 @@ def _bare_frame(ax) -> None:
     ax.tick_params(length=0)
     for side in ax.spines.values():
         side.set_visible(False)
+
+
+def _allowed_grid(ax, keep: np.ndarray, colours: Mapping[str, str], *, fontsize: float) -> None:
+    """Draw an allowed mask as cells marked "allowed" or "blocked", queries down, keys across."""
+    from matplotlib.patches import Rectangle
+
+    n_q, n_k = keep.shape
+    for i in range(n_q):
+        for j in range(n_k):
+            ok = bool(keep[i, j])
+            ax.add_artist(
+                Rectangle(
+                    (j, i),
+                    1,
+                    1,
+                    facecolor=colours["allowed"] if ok else colours["blocked"],
+                    edgecolor=colours["background"],
+                    lw=2,
+                    hatch=None if ok else "//",
+                )
+            )
+            ax.text(
+                j + 0.5,
+                i + 0.5,
+                "allowed" if ok else "blocked",
+                ha="center",
+                va="center",
+                in_layout=False,
+                color="#ffffff" if ok else colours["text"],
+                fontsize=fontsize,
+            )
+    ax.set_xlim(0, n_k)
+    ax.set_ylim(n_q, 0)
+    ax.set_aspect("equal")
+    ax.set_xticks(np.arange(n_k) + 0.5, [f"key {j}" for j in range(n_k)])
+    ax.set_yticks(np.arange(n_q) + 0.5, [f"query {i}" for i in range(n_q)])
+    ax.xaxis.tick_top()
+    _bare_frame(ax)
+
+
+def rolling_buffer_slots(n: int, window: int) -> list[list[int | None]]:
+    """Which token each slot of a rolling buffer holds after each of `n` steps.
+
+    Step ``t`` writes token ``t`` into slot ``t mod window``, over whatever
+    was there; an unwritten slot holds None.
+
+    Examples
+    --------
+    >>> rolling_buffer_slots(4, 3)
+    [[0, None, None], [0, 1, None], [0, 1, 2], [3, 1, 2]]
+    """
+    slots: list[int | None] = [None] * window
+    rows = []
+    for t in range(n):
+        slots[t % window] = t
+        rows.append(list(slots))
+    return rows
 
 
 def _luminance(rgba: tuple[float, ...]) -> float:
@@ -1253,46 +1280,11 @@ def sliding_window_cache(*, n: int, window: int, palette: Palette = "light") -> 
 
     colours = _palette(palette)
     keep = sliding_window_mask(n, window=window)  # [n, n]
-    slots: list[int | None] = [None] * window
-    buffer_rows = []
-    for t in range(n):  # step t writes token t into slot t mod window
-        slots[t % window] = t
-        buffer_rows.append(list(slots))
+    buffer_rows = rolling_buffer_slots(n, window)  # [n, window]
     with _style(colours):
         fig = Figure(figsize=(9.4, 4.4), layout="constrained", facecolor=colours["background"])
         ax_m, ax_b = fig.subplots(1, 2, width_ratios=[n, window + 0.6])
-        for i in range(n):
-            for j in range(n):
-                ok = bool(keep[i, j])
-                ax_m.add_artist(
-                    Rectangle(
-                        (j, i),
-                        1,
-                        1,
-                        facecolor=colours["allowed"] if ok else colours["blocked"],
-                        edgecolor=colours["background"],
-                        lw=2,
-                        hatch=None if ok else "//",
-                    )
-                )
-                ax_m.text(
-                    j + 0.5,
-                    i + 0.5,
-                    "allowed" if ok else "blocked",
-                    ha="center",
-                    va="center",
-                    in_layout=False,
-                    color="#ffffff" if ok else colours["text"],
-                    fontsize=8,
-                )
-        ax_m.set_xlim(0, n)
-        ax_m.set_ylim(n, 0)
-        ax_m.set_aspect("equal")
-        ticks = np.arange(n) + 0.5
-        ax_m.set_xticks(ticks, [f"key {j}" for j in range(n)])
-        ax_m.set_yticks(ticks, [f"query {i}" for i in range(n)])
-        ax_m.xaxis.tick_top()
-        _bare_frame(ax_m)
+        _allowed_grid(ax_m, keep, colours, fontsize=8)
         ax_m.set_title(f"sliding-window mask, window {window}", pad=22)
         for t, row in enumerate(buffer_rows):
             for s, held in enumerate(row):

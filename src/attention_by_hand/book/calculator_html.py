@@ -23,13 +23,11 @@ from __future__ import annotations
 
 import html
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from attention_by_hand.book.fences import replace_outside_fences
-from attention_by_hand.book.markers import marker_id, named_marker, unknown_name
+from attention_by_hand.book.markers import replace_named_markers
 from attention_by_hand.kv_cache import kv_cache_bytes
 
 __all__ = [
@@ -42,7 +40,6 @@ __all__ = [
     "replace_calculator_markers",
 ]
 
-CALCULATOR_LINE = named_marker("calculator")
 REGISTRY_FILE = "attention_by_hand/book/calculator_html.py"
 #: The units of :func:`binary_size`, each 1024 times the one before.
 UNITS = ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB")
@@ -252,16 +249,14 @@ def replace_calculator_markers(
     PluginError
         For an unknown calculator name, naming the page, the calculator and the known ones.
     """
-    seen: dict[str, int] = {}
-
-    def calculator_html(match: re.Match[str]) -> str:
-        name = match["name"]
-        spec = calculators.get(name)
-        if spec is None:
-            raise unknown_name(page, "calculator", name, calculators, REGISTRY_FILE)
-        return render_calculator(spec, marker_id("calculator", name, seen))
-
-    return replace_outside_fences(CALCULATOR_LINE, calculator_html, markdown)
+    return replace_named_markers(
+        "calculator",
+        markdown,
+        page=page,
+        known=calculators,
+        registry=REGISTRY_FILE,
+        render=render_calculator,
+    )
 
 
 # ---------------------------------------------------------------------------

@@ -455,10 +455,8 @@ def _sliding_window_figure() -> FigureSpec:
     rows = "; ".join(
         f"query {i}: {'key' if len(j) == 1 else 'keys'} {_numbers(j)}" for i, j in enumerate(seen)
     )
-    slots: list[int | None] = [None] * w
     steps = []
-    for t in range(n):
-        slots[t % w] = t
+    for t, slots in enumerate(figures.rolling_buffer_slots(n, w)):
         held = ", ".join("empty" if x is None else f"token {x}" for x in slots)
         steps.append(f"step {t} writes slot {t % w}: {held}")
     return FigureSpec(
