@@ -25,7 +25,7 @@ One visit, in this order, so that no check disturbs another:
    :data:`WIDTHS` (loaded at the first, resized to the others, two frames
    painted after each resize), then back to the first width;
 3. the page is used (:func:`use_the_page`): palette switched and back, demo,
-   stepper, quiz, exercise, mark-as-read, search;
+   stepper, calculator, quiz, exercise, mark-as-read, search;
 4. every image is loaded (lazy ones included) and the network left to go
    idle, so that late requests (the search worker's index, images) are
    recorded; the CSP violations and console reports are read;
@@ -88,7 +88,16 @@ def palettes_and_pages() -> list[pytest.param]:
 
 
 #: What :func:`use_the_page` uses, by the name it reports.
-READER_TOOLS = ("palette", "demo", "stepper", "quiz", "exercise", "mark-as-read", "search")
+READER_TOOLS = (
+    "palette",
+    "demo",
+    "stepper",
+    "calculator",
+    "quiz",
+    "exercise",
+    "mark-as-read",
+    "search",
+)
 #: Pages that get "Mark as read" (docs/javascripts/mark-read.js: lessons and notebooks).
 MARKABLE = ("lessons/", "notebooks/")
 
@@ -121,6 +130,8 @@ class _OfferScanner(HTMLParser):
             self.tools.add("demo")
         if "abh-stepper" in classes:
             self.tools.add("stepper")
+        if "abh-calculator" in classes:
+            self.tools.add("calculator")
         if "abh-quiz" in classes:
             self.tools.add("quiz")
         if "abh-exercise" in classes:
@@ -197,6 +208,13 @@ def use_the_page(tab) -> list[str]:
         stepper.get_by_role("button", name="Next block").click()
         stepper.get_by_label("score of key 0").fill("ln 5")
         done.append("stepper")
+    calculator = tab.locator(".abh-calculator[data-abh-ready=true]").first
+    if calculator.count():
+        calculator.get_by_label("Key/value heads per layer").fill("3")  # does not divide 32
+        calculator.get_by_label("Key/value heads per layer").fill("1")
+        calculator.get_by_label("Window (empty: no window)").fill("")
+        calculator.get_by_role("button", name="Reset to the stated inputs").click()
+        done.append("calculator")
     question = tab.locator(".abh-quiz fieldset[data-abh-ready=true]").first
     if question.count():
         question.locator("input").first.check()

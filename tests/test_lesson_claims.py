@@ -339,6 +339,45 @@ def _block_steps(inputs: dict[str, Any]) -> dict[str, list[Any]]:
     }
 
 
+def _scale_measurement(inputs: dict[str, Any]) -> dict[str, list[Any]]:
+    from attention_by_hand.experiments import scale_experiment
+
+    d_ks = list(inputs["d_ks"])
+    m = scale_experiment(
+        d_ks, n_keys=inputs["n_keys"], n_rows=inputs["n_rows"], seed=inputs["seed"]
+    )
+    ends: list[Any] = []
+    for series in (
+        m.largest_weight_scaled,
+        m.largest_weight_unscaled,
+        m.gradient_scaled,
+        m.gradient_unscaled,
+    ):
+        ends += [series[0], d_ks[0], series[-1], d_ks[-1]]
+    mean, variance = 0, 1  # what numpy's standard_normal draws
+    return {
+        "alt": ends,
+        "caption": [inputs["n_rows"], inputs["n_keys"], *d_ks, mean, variance, inputs["seed"]],
+    }
+
+
+def _sliding_window_cache(inputs: dict[str, Any]) -> dict[str, list[Any]]:
+    n, w = inputs["n"], inputs["window"]
+    rows: list[Any] = []
+    for i in range(n):
+        # the keys of query i, by hand: the last w positions up to its own
+        rows += [i, *range(max(0, i - w + 1), i + 1)]
+    steps: list[Any] = []
+    for t in range(n):
+        # after step t, slot s holds the latest token p <= t with p mod w == s, if any
+        held = [max(p for p in range(t + 1) if p % w == s) for s in range(min(w, t + 1))]
+        steps += [t, t % w, *held]
+    return {
+        "alt": [n, n, 0, n - 1, 0, n - 1, w, *rows, w, *steps],
+        "caption": [n, w, w, w],
+    }
+
+
 def _computed_caption_numbers(name: str, inputs: dict[str, Any]) -> dict[str, list[Any]]:
     if name.startswith("demo-") and name.endswith("-weights"):
         return _demo_weights(name.removeprefix("demo-").removesuffix("-weights"))
@@ -355,6 +394,8 @@ def _computed_caption_numbers(name: str, inputs: dict[str, Any]) -> dict[str, li
         "kv-cache-steps": _kv_cache_steps,
         "rotary-offsets": _rotary_offsets,
         "block-steps": _block_steps,
+        "scale-measurement": _scale_measurement,
+        "sliding-window-cache": _sliding_window_cache,
     }
     assert name in by_name, (
         f"figure {name!r} is new: add how its caption's numbers are computed to "

@@ -41,7 +41,10 @@ __all__ = [
     "attention_row",
     "causal_mask_grid",
     "format_number",
+    "rolling_buffer_slots",
     "same_weights_two_values",
+    "scale_measurement",
+    "sliding_window_cache",
     "to_svg",
     "to_svgs",
     "weights_matrix",
@@ -220,48 +223,17 @@ def causal_mask_grid(*, n: int, palette: Palette = "light") -> Figure:
         (the key may be attended) or "blocked" in words as well as colour.
     """
     from matplotlib.figure import Figure
-    from matplotlib.patches import Patch, Rectangle
+    from matplotlib.patches import Patch
 
     colours = _palette(palette)
     keep = causal_mask(n)  # [n, n]
     with _style(colours):
         fig = Figure(figsize=(5.6, 4.6), layout="constrained", facecolor=colours["background"])
         ax = fig.subplots()
-        for i in range(n):
-            for j in range(n):
-                ok = bool(keep[i, j])
-                ax.add_artist(
-                    Rectangle(
-                        (j, i),
-                        1,
-                        1,
-                        facecolor=colours["allowed"] if ok else colours["blocked"],
-                        edgecolor=colours["background"],
-                        lw=2,
-                        hatch=None if ok else "//",
-                    )
-                )
-                ax.text(
-                    j + 0.5,
-                    i + 0.5,
-                    "allowed" if ok else "blocked",
-                    ha="center",
-                    va="center",
-                    in_layout=False,
-                    color="#ffffff" if ok else colours["text"],
-                    fontsize=9,
-                )
-        ax.set_xlim(0, n)
-        ax.set_ylim(n, 0)
-        ax.set_aspect("equal")
-        ticks = np.arange(n) + 0.5
-        ax.set_xticks(ticks, [f"key {j}" for j in range(n)])
-        ax.set_yticks(ticks, [f"query {i}" for i in range(n)])
-        ax.xaxis.tick_top()
+        _allowed_grid(ax, keep, colours, fontsize=9)
         ax.xaxis.set_label_position("top")
         ax.set_xlabel("keys (positions that can be attended)")
         ax.set_ylabel("queries (positions doing the attending)")
-        _bare_frame(ax)
         fig.legend(
             handles=[
                 Patch(facecolor=colours["allowed"], label="allowed: key j ≤ query i"),
@@ -465,6 +437,63 @@ def _bare_frame(ax) -> None:
     ax.tick_params(length=0)
     for side in ax.spines.values():
         side.set_visible(False)
+
+
+def _allowed_grid(ax, keep: np.ndarray, colours: Mapping[str, str], *, fontsize: float) -> None:
+    """Draw an allowed mask as cells marked "allowed" or "blocked", queries down, keys across."""
+    from matplotlib.patches import Rectangle
+
+    n_q, n_k = keep.shape
+    for i in range(n_q):
+        for j in range(n_k):
+            ok = bool(keep[i, j])
+            ax.add_artist(
+                Rectangle(
+                    (j, i),
+                    1,
+                    1,
+                    facecolor=colours["allowed"] if ok else colours["blocked"],
+                    edgecolor=colours["background"],
+                    lw=2,
+                    hatch=None if ok else "//",
+                )
+            )
+            ax.text(
+                j + 0.5,
+                i + 0.5,
+                "allowed" if ok else "blocked",
+                ha="center",
+                va="center",
+                in_layout=False,
+                color="#ffffff" if ok else colours["text"],
+                fontsize=fontsize,
+            )
+    ax.set_xlim(0, n_k)
+    ax.set_ylim(n_q, 0)
+    ax.set_aspect("equal")
+    ax.set_xticks(np.arange(n_k) + 0.5, [f"key {j}" for j in range(n_k)])
+    ax.set_yticks(np.arange(n_q) + 0.5, [f"query {i}" for i in range(n_q)])
+    ax.xaxis.tick_top()
+    _bare_frame(ax)
+
+
+def rolling_buffer_slots(n: int, window: int) -> list[list[int | None]]:
+    """Which token each slot of a rolling buffer holds after each of `n` steps.
+
+    Step ``t`` writes token ``t`` into slot ``t mod window``, over whatever
+    was there; an unwritten slot holds None.
+
+    Examples
+    --------
+    >>> rolling_buffer_slots(4, 3)
+    [[0, None, None], [0, 1, None], [0, 1, 2], [3, 1, 2]]
+    """
+    slots: list[int | None] = [None] * window
+    rows = []
+    for t in range(n):
+        slots[t % window] = t
+        rows.append(list(slots))
+    return rows
 
 
 def _luminance(rgba: tuple[float, ...]) -> float:
@@ -1387,4 +1416,173 @@ def block_steps(*, palette: Palette = "light", **block: Any) -> Figure:
             names = [name for name, _, _ in rows] if t == 0 else []
             ax.set_yticks(np.arange(len(rows)) + 0.5, names)
             _bare_frame(ax)
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# Figures of lessons 10 and 11
+# ---------------------------------------------------------------------------
+
+
+def scale_measurement(
+    *,
+    d_ks: Sequence[int],
+    n_keys: int,
+    n_rows: int,
+    seed: int,
+    palette: Palette = "light",
+) -> Figure:
+    """The toy measurement of the scale: sharper weights and smaller gradients without it.
+
+    Parameters
+    ----------
+    d_ks, n_keys, n_rows, seed
+        The arguments of :func:`attention_by_hand.experiments.scale_experiment`.
+    palette : {"light", "dark"}
+        Colour scheme.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Left: the average largest weight of a row against the key width
+        ``d_k``, with the scores divided by ``√d_k`` and without. Right: the
+        average length of the scores' gradient, the same way. Every point is
+        printed to 2 decimals.
+    """
+    from matplotlib.figure import Figure
+
+    from .experiments import scale_experiment
+
+    colours = _palette(palette)
+    m = scale_experiment(d_ks, n_keys=n_keys, n_rows=n_rows, seed=seed)
+    xs = np.arange(len(m.d_k))
+    panels = (
+        ("largest weight of a row (average)", m.largest_weight_scaled, m.largest_weight_unscaled),
+        ("length of the score gradient (average)", m.gradient_scaled, m.gradient_unscaled),
+    )
+    with _style(colours):
+        fig = Figure(figsize=(9.0, 3.9), layout="constrained", facecolor=colours["background"])
+        axes = fig.subplots(1, 2)
+        for ax, (title, scaled, unscaled) in zip(axes, panels, strict=True):
+            for ys, other, colour, marker, label in (
+                (scaled, unscaled, colours["accent"], "o", "scores divided by √d_k"),
+                (unscaled, scaled, colours["output"], "s", "not divided"),
+            ):
+                ax.plot(xs, ys, color=colour, marker=marker, lw=2, label=label)
+                for x, y, y_other in zip(xs, ys, other, strict=True):
+                    # the higher point of the two is labelled above, the other below
+                    above = y > y_other or (y == y_other and ys is unscaled)
+                    ax.annotate(
+                        f"{y:.2f}",
+                        (x, y),
+                        xytext=(0, 7 if above else -9),
+                        textcoords="offset points",
+                        ha="center",
+                        va="bottom" if above else "top",
+                        color=colour,
+                        fontsize=9,
+                    )
+            top = float(max(scaled.max(), unscaled.max()))
+            ax.set_ylim(0, top * 1.2 + 0.02)
+            ax.set_xticks(xs, [str(d) for d in m.d_k])
+            ax.set_xlim(-0.4, len(xs) - 0.6)
+            ax.set_xlabel("width of queries and keys, d_k")
+            ax.set_title(title)
+            ax.grid(axis="y", color=colours["grid"], lw=0.8)
+            ax.set_axisbelow(True)
+            for side in ("top", "right"):
+                ax.spines[side].set_visible(False)
+        axes[0].legend(loc="upper left", frameon=False)
+    return fig
+
+
+def sliding_window_cache(*, n: int, window: int, palette: Palette = "light") -> Figure:
+    """A sliding-window mask and the rolling buffer that serves it, step by step.
+
+    Parameters
+    ----------
+    n : int
+        Number of positions (queries, keys and generation steps).
+    window : int
+        Keys each query may attend, its own included
+        (:func:`attention_by_hand.sliding_window_mask`); also the buffer's slots.
+    palette : {"light", "dark"}
+        Colour scheme.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Left: the allowed/blocked matrix, rows for queries and columns for
+        keys, each cell marked in words. Right: one row per generation step
+        and one column per slot of the buffer, each cell naming the token
+        whose key and value it holds after that step (position ``t`` goes to
+        slot ``t mod window``), the slot written at that step outlined.
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch, Rectangle
+
+    from .core import sliding_window_mask
+
+    colours = _palette(palette)
+    keep = sliding_window_mask(n, window=window)  # [n, n]
+    buffer_rows = rolling_buffer_slots(n, window)  # [n, window]
+    with _style(colours):
+        fig = Figure(figsize=(9.4, 4.4), layout="constrained", facecolor=colours["background"])
+        ax_m, ax_b = fig.subplots(1, 2, width_ratios=[n, window + 0.6])
+        _allowed_grid(ax_m, keep, colours, fontsize=8)
+        ax_m.set_title(f"sliding-window mask, window {window}", pad=22)
+        for t, row in enumerate(buffer_rows):
+            for s, held in enumerate(row):
+                written = s == t % window
+                ax_b.add_artist(
+                    Rectangle(
+                        (s, t),
+                        1,
+                        1,
+                        facecolor=colours["blocked"] if held is None else colours["background"],
+                        edgecolor=colours["output"] if written else colours["grid"],
+                        lw=2.5 if written else 1,
+                        hatch="//" if held is None else None,
+                        zorder=2 if written else 1,
+                    )
+                )
+                ax_b.text(
+                    s + 0.5,
+                    t + 0.5,
+                    "empty" if held is None else f"token {held}",
+                    ha="center",
+                    va="center",
+                    in_layout=False,
+                    color=colours["text"],
+                    fontsize=9,
+                    fontweight="bold" if written else "normal",
+                )
+        ax_b.set_xlim(0, window)
+        ax_b.set_ylim(n, 0)
+        ax_b.set_aspect("equal")
+        ax_b.set_xticks(np.arange(window) + 0.5, [f"slot {s}" for s in range(window)])
+        ax_b.set_yticks(np.arange(n) + 0.5, [f"step {t}" for t in range(n)])
+        ax_b.xaxis.tick_top()
+        _bare_frame(ax_b)
+        ax_b.set_title(f"rolling buffer of {window} slots", pad=22)
+        fig.legend(
+            handles=[
+                Patch(facecolor=colours["allowed"], label="allowed"),
+                Patch(
+                    facecolor=colours["blocked"],
+                    hatch="//",
+                    edgecolor=colours["muted"],
+                    label="blocked (or an empty slot)",
+                ),
+                Patch(
+                    facecolor=colours["background"],
+                    edgecolor=colours["output"],
+                    lw=2.5,
+                    label=f"slot written at that step: token t goes to slot t mod {window}",
+                ),
+            ],
+            loc="outside lower center",
+            ncols=3,
+            frameon=False,
+        )
     return fig

@@ -26,16 +26,13 @@ from __future__ import annotations
 import html
 import json
 import math
-import re
 from collections.abc import Callable, Mapping
 
 import numpy as np
 
 from attention_by_hand.book.demos import DemoResult, DemoSpec
-from attention_by_hand.book.fences import replace_outside_fences
-from attention_by_hand.book.markers import marker_id, named_marker, unknown_name
+from attention_by_hand.book.markers import replace_named_markers
 
-DEMO_LINE = named_marker("demo")
 REGISTRY_FILE = "attention_by_hand/book/demos.py"
 
 #: Range and step of the number inputs (the JSON carries them to the script).
@@ -83,18 +80,14 @@ def replace_demo_markers(
     PluginError
         For an unknown demo name, naming the page, the demo and the known ones.
     """
-    seen: dict[str, int] = {}
 
-    def demo_html(match: re.Match[str]) -> str:
-        name = match["name"]
-        spec = demos.get(name)
-        if spec is None:
-            raise unknown_name(page, "demo", name, demos, REGISTRY_FILE)
-        uid = marker_id("demo", name, seen)
+    def render(spec: DemoSpec, uid: str) -> str:
         picture = spec.picture_figure
         return render_demo(spec, uid, figure_html=figure(picture) if figure and picture else None)
 
-    return replace_outside_fences(DEMO_LINE, demo_html, markdown)
+    return replace_named_markers(
+        "demo", markdown, page=page, known=demos, registry=REGISTRY_FILE, render=render
+    )
 
 
 # ---------------------------------------------------------------------------

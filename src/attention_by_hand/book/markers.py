@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
+from typing import TypeVar
 
 from mkdocs.exceptions import PluginError
 
-from attention_by_hand.book.fences import split_fences
+from attention_by_hand.book.fences import replace_outside_fences, split_fences
+
+Spec = TypeVar("Spec")
 
 #: The kinds of marker, as pages write them.
-KINDS = ("figure", "demo", "stepper", "sources")
+KINDS = ("figure", "demo", "stepper", "calculator", "sources")
 
 #: A marker the build did not understand (a space in the name, upper case,
 #: text after it on the line) would otherwise reach the reader as literal text.
@@ -83,6 +86,56 @@ def marker_id(kind: str, name: str, seen: dict[str, int]) -> str:
     return f"{kind}-{name}" if seen[name] == 1 else f"{kind}-{name}-{seen[name]}"
 
 
+def replace_named_markers(
+    kind: str,
+    markdown: str,
+    *,
+    page: str,
+    known: Mapping[str, Spec],
+    registry: str,
+    render: Callable[[Spec, str], str],
+) -> str:
+    """Replace each ``[[kind: name]]`` line outside code with ``render(spec, uid)``.
+
+    Parameters
+    ----------
+    kind : str
+        The marker's kind (``"demo"``, ``"stepper"``, ``"calculator"``).
+    markdown : str
+        The page's Markdown.
+    page : str
+        The page's path under ``docs/``, for messages.
+    known : mapping of str to spec
+        The registry: each name a page may write, and what it names.
+    registry : str
+        The file that holds the registry, for the message of an unknown name.
+    render : callable
+        ``render(spec, uid)``: the HTML of one marker, whose element id is
+        `uid` (:func:`marker_id`, unique on the page).
+
+    Raises
+    ------
+    PluginError
+        For an unknown name (:func:`unknown_name`).
+
+    Examples
+    --------
+    >>> replace_named_markers("demo", "[[demo: a]]\\n", page="p.md", known={"a": 1},
+    ...                       registry="r.py", render=lambda spec, uid: f"<{uid} {spec}>")
+    '<demo-a 1>\\n'
+    """
+    pattern = named_marker(kind)
+    seen: dict[str, int] = {}
+
+    def replace(match: re.Match[str]) -> str:
+        name = match["name"]
+        if name not in known:
+            raise unknown_name(page, kind, name, known, registry)
+        return render(known[name], marker_id(kind, name, seen))
+
+    return replace_outside_fences(pattern, replace, markdown)
+
+
 def check_no_leftover(html_text: str, page: str) -> None:
     """Stop on a marker that reached the page's HTML outside code.
 
@@ -95,8 +148,8 @@ def check_no_leftover(html_text: str, page: str) -> None:
     if leftover:
         raise PluginError(
             f"{page}: '{html.unescape(leftover.group())}' was not understood. Write "
-            f"[[figure: name]], [[demo: name]], [[stepper: name]] or [[sources]] on a line of "
-            f"its own, in lower case, with no space inside the name"
+            f"[[figure: name]], [[demo: name]], [[stepper: name]], [[calculator: name]] or "
+            f"[[sources]] on a line of its own, in lower case, with no space inside the name"
         )
 
 

@@ -75,6 +75,7 @@ class Libraries:
     stepper_html: ModuleType  # [[stepper: name]] as HTML: the online softmax stepper
     quiz: ModuleType  # ```quiz blocks as HTML; inline and block Markdown as HTML
     exercise: ModuleType  # ```exercise blocks: checked, and rendered as HTML
+    calculator_html: ModuleType  # [[calculator: name]] as HTML: the cache-memory calculator
     sources: ModuleType  # the record of sources, [[sources]] as HTML
     lessons: ModuleType  # the lesson template check, the "Next" link, the source revision
     pages: ModuleType  # page titles and front matter
@@ -302,6 +303,7 @@ class BookPlugin(BasePlugin[BookConfig]):
             ),
         )
         markdown = lib.stepper_html.replace_stepper_markers(markdown, page=uri)
+        markdown = lib.calculator_html.replace_calculator_markers(markdown, page=uri)
         inline, block = self._markdown_converters(page, config, files)
         try:
             markdown = lib.exercise.replace_exercises(

@@ -488,5 +488,81 @@ _SPECS = (
     _block_figure(),
 )
 
+
+# ---------------------------------------------------------------------------
+# Figures of lessons 10 and 11, their numbers formatted from their inputs
+# ---------------------------------------------------------------------------
+
+
+def _scale_figure() -> FigureSpec:
+    """Lesson 10: the toy measurement of the scale, with and without dividing by √d_k."""
+    from ..experiments import scale_experiment
+
+    d_ks, n_keys, n_rows, seed = (1, 4, 16, 64, 256), 16, 1000, 0
+    inputs = {"d_ks": d_ks, "n_keys": n_keys, "n_rows": n_rows, "seed": seed}
+    m = scale_experiment(d_ks, n_keys=n_keys, n_rows=n_rows, seed=seed)
+    first, last = m.d_k[0], m.d_k[-1]
+
+    def pair(values: Any) -> str:
+        return f"from {values[0]:.2f} at d_k = {first} to {values[-1]:.2f} at d_k = {last}"
+
+    return FigureSpec(
+        name="scale-measurement",
+        draw=figures.scale_measurement,
+        inputs=inputs,
+        alt=(
+            f"Two line charts against the width d_k of queries and keys, each with one line for "
+            f"scores divided by the square root of d_k and one for scores not divided. Left, the "
+            f"average largest weight of a row: divided, it goes {pair(m.largest_weight_scaled)}; "
+            f"not divided, it rises {pair(m.largest_weight_unscaled)}. Right, the average length "
+            f"of the gradient with respect to the scores: divided, it goes "
+            f"{pair(m.gradient_scaled)}; not divided, it falls {pair(m.gradient_unscaled)}."
+        ),
+        caption=(
+            f"A toy measurement on random, untrained vectors, not a trained model. Inputs: "
+            f"{inputs['n_rows']} rows of {inputs['n_keys']} keys for each d_k of "
+            f"{_numbers(inputs['d_ks'])}; every component of the queries, keys and values drawn "
+            f"with mean 0 and variance 1 (seed {inputs['seed']}); the loss of a row is its "
+            f"output."
+        ),
+    )
+
+
+def _sliding_window_figure() -> FigureSpec:
+    """Lesson 11: a sliding-window mask and the rolling buffer that serves it."""
+    from ..core import sliding_window_mask
+
+    inputs = {"n": 5, "window": 3}
+    n, w = inputs["n"], inputs["window"]
+    keep = sliding_window_mask(n, window=w)
+    seen = [np.flatnonzero(keep[i]) for i in range(n)]
+    rows = "; ".join(
+        f"query {i}: {'key' if len(j) == 1 else 'keys'} {_numbers(j)}" for i, j in enumerate(seen)
+    )
+    steps = []
+    for t, slots in enumerate(figures.rolling_buffer_slots(n, w)):
+        held = ", ".join("empty" if x is None else f"token {x}" for x in slots)
+        steps.append(f"step {t} writes slot {t % w}: {held}")
+    return FigureSpec(
+        name="sliding-window-cache",
+        draw=figures.sliding_window_cache,
+        inputs=inputs,
+        alt=(
+            f"Left, a {n} by {n} grid with queries 0 to {n - 1} as rows and keys 0 to {n - 1} as "
+            f"columns, each cell labelled allowed or blocked: a band of width {w} along the "
+            f"diagonal is allowed ({rows}). Right, a grid with one row per generation step and "
+            f"one column per slot of a buffer of {w} slots, each cell naming the token it holds "
+            f"and the slot written at that step outlined ({'; '.join(steps)})."
+        ),
+        caption=(
+            f"Sliding-window attention over {n} positions with a window of {w} keys, the query's "
+            f"own included, and the rolling buffer of {w} slots that a decoder keeps for it: "
+            f"token t goes to slot t mod {w}."
+        ),
+    )
+
+
+_SPECS = (*_SPECS, _scale_figure(), _sliding_window_figure())
+
 #: Every figure of the book, by name.
 FIGURES: Mapping[str, FigureSpec] = MappingProxyType({spec.name: spec for spec in _SPECS})

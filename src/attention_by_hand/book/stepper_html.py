@@ -35,8 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from attention_by_hand.book.fences import replace_outside_fences
-from attention_by_hand.book.markers import marker_id, named_marker, unknown_name
+from attention_by_hand.book.markers import replace_named_markers
 from attention_by_hand.figures import format_number
 from attention_by_hand.online import OnlineStep, online_attention_steps
 
@@ -49,7 +48,6 @@ __all__ = [
     "stepper_rows",
 ]
 
-STEPPER_LINE = named_marker("stepper")
 REGISTRY_FILE = "attention_by_hand/book/stepper_html.py"
 MINUS = "\N{MINUS SIGN}"
 #: A score as the page writes it: a number, or "ln" and a positive number.
@@ -168,17 +166,14 @@ def replace_stepper_markers(
     PluginError
         For an unknown stepper name, naming the page, the stepper and the known ones.
     """
-    seen: dict[str, int] = {}
-
-    def stepper_html(match: re.Match[str]) -> str:
-        name = match["name"]
-        spec = steppers.get(name)
-        if spec is None:
-            raise unknown_name(page, "stepper", name, steppers, REGISTRY_FILE)
-        uid = marker_id("stepper", name, seen)
-        return render_stepper(spec, uid)
-
-    return replace_outside_fences(STEPPER_LINE, stepper_html, markdown)
+    return replace_named_markers(
+        "stepper",
+        markdown,
+        page=page,
+        known=steppers,
+        registry=REGISTRY_FILE,
+        render=render_stepper,
+    )
 
 
 # ---------------------------------------------------------------------------
