@@ -191,12 +191,12 @@ class TinyWeights:
     """
 
     vocabulary: tuple[str, ...]
-    token_embedding: NDArray[np.float64]
-    position_embedding: NDArray[np.float64]
-    w_q: NDArray[np.float64]
-    w_k: NDArray[np.float64]
-    w_v: NDArray[np.float64]
-    w_o: NDArray[np.float64]
+    token_embedding: NDArray[np.floating]
+    position_embedding: NDArray[np.floating]
+    w_q: NDArray[np.floating]
+    w_k: NDArray[np.floating]
+    w_v: NDArray[np.floating]
+    w_o: NDArray[np.floating]
 
     def __post_init__(self) -> None:
         vocabulary = _check_vocabulary(self.vocabulary)
@@ -504,14 +504,14 @@ def tiny_model_gradients(
 
 def _loss_and_gradients(
     p: Mapping[str, NDArray], ids: NDArray[np.int64], targets: NDArray[np.int64]
-) -> tuple[float, dict[str, NDArray[np.float64]]]:
+) -> tuple[float, dict[str, NDArray[np.floating]]]:
     """The loss and the gradient of each array of `p`, on checked input."""
     n = ids.shape[-1]
     ids, targets = ids.reshape(-1, n), targets.reshape(-1, n)  # [..., n] -> [b, n]
     run = _forward(p, ids)
     loss, d_logits = _cross_entropy(run.logits, targets)  # [..., n, V]
     x, q, k, v, o = run.x, run.queries, run.keys, run.values, run.head_outputs
-    g: dict[str, NDArray[np.float64]] = {}
+    g: dict[str, NDArray[np.floating]] = {}
     g["w_o"] = np.einsum("bhnv,bnc->hvc", o, d_logits)  # -> [h, d_v, V]
     d_o = np.einsum("bnc,hvc->bhnv", d_logits, p["w_o"])  # -> [b, h, n, d_v]
     d_q, d_k, d_v = attention_backward(q, k, v, d_o, allowed=causal_mask(n))
@@ -534,8 +534,8 @@ def _log_softmax(z: NDArray) -> NDArray:
 
 
 def _cross_entropy(
-    logits: NDArray[np.float64], targets: NDArray[np.int64]
-) -> tuple[float, NDArray[np.float64]]:
+    logits: NDArray[np.floating], targets: NDArray[np.int64]
+) -> tuple[float, NDArray[np.floating]]:
     """Mean cross-entropy over the positions with a target, and its gradient for the logits."""
     has = targets != NO_TARGET  # [..., n]
     count = int(has.sum())
