@@ -260,8 +260,9 @@ class TinyWeights:
     def rounded(self, decimals: int) -> TinyWeights:
         """The same weights rounded to `decimals` places (``numpy.round``: halves to even)."""
         places = _int_in(decimals, "decimals", 0, 15)
+        # + 0.0 turns a -0.0 (a small negative weight rounded away) into 0.0
         return TinyWeights(
-            self.vocabulary, **{n: np.round(a, places) for n, a in self.arrays().items()}
+            self.vocabulary, **{n: np.round(a, places) + 0.0 for n, a in self.arrays().items()}
         )
 
     def encode(self, tokens: str | ArrayLike) -> NDArray[np.int64]:
