@@ -17,7 +17,7 @@ from mkdocs.exceptions import PluginError
 from attention_by_hand.book.fences import split_fences
 
 #: The kinds of marker, as pages write them.
-KINDS = ("figure", "demo", "stepper", "sources")
+KINDS = ("figure", "demo", "stepper", "model", "sources")
 
 #: A marker the build did not understand (a space in the name, upper case,
 #: text after it on the line) would otherwise reach the reader as literal text.
@@ -95,8 +95,8 @@ def check_no_leftover(html_text: str, page: str) -> None:
     if leftover:
         raise PluginError(
             f"{page}: '{html.unescape(leftover.group())}' was not understood. Write "
-            f"[[figure: name]], [[demo: name]], [[stepper: name]] or [[sources]] on a line of "
-            f"its own, in lower case, with no space inside the name"
+            f"[[figure: name]], [[demo: name]], [[stepper: name]], [[model: name]] or "
+            f"[[sources]] on a line of its own, in lower case, with no space inside the name"
         )
 
 

@@ -71,6 +71,8 @@ class Libraries:
     figure_pages: ModuleType  # figures drawn into the site, [[figure: name]] as HTML
     demo_html: ModuleType  # [[demo: name]] as HTML
     stepper_html: ModuleType  # [[stepper: name]] as HTML: the online softmax stepper
+    model_demo_html: ModuleType  # [[model: name]] as HTML: lesson 12's trained model, live
+    trained_models: ModuleType  # the models the book trains, kept in the build cache
     quiz: ModuleType  # ```quiz blocks as HTML
     sources: ModuleType  # the record of sources, [[sources]] as HTML
     lessons: ModuleType  # the lesson template check, the "Next" link, the source revision
@@ -249,7 +251,7 @@ class BookPlugin(BasePlugin[BookConfig]):
     def on_page_markdown(
         self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files
     ) -> str:
-        """Figures, the lesson check and its "Next" link, sources, demos, quizzes."""
+        """Figures, the lesson check and its "Next" link, sources, demos, the model, quizzes."""
         lib, uri = self.lib, page.file.src_uri
         markdown = lib.figure_pages.replace_figure_markers(
             markdown,
@@ -282,6 +284,12 @@ class BookPlugin(BasePlugin[BookConfig]):
             ),
         )
         markdown = lib.stepper_html.replace_stepper_markers(markdown, page=uri)
+        markdown = lib.model_demo_html.replace_model_markers(
+            markdown,
+            page=uri,
+            demos=lib.model_demo_html.MODEL_DEMOS,
+            model=lib.trained_models.book_model,
+        )
         inline = lib.quiz.inline_markdown(config.markdown_extensions, config.mdx_configs)
         return str(lib.quiz.replace_quizzes(markdown, page=uri, inline=inline))
 
