@@ -25,7 +25,7 @@ One visit, in this order, so that no check disturbs another:
    :data:`WIDTHS` (loaded at the first, resized to the others, two frames
    painted after each resize), then back to the first width;
 3. the page is used (:func:`use_the_page`): palette switched and back, demo,
-   stepper, quiz, mark-as-read, search;
+   stepper, the live model, quiz, mark-as-read, search;
 4. every image is loaded (lazy ones included) and the network left to go
    idle, so that late requests (the search worker's index, images) are
    recorded; the CSP violations and console reports are read;
@@ -35,6 +35,7 @@ One visit, in this order, so that no check disturbs another:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -88,7 +89,7 @@ def palettes_and_pages() -> list[pytest.param]:
 
 
 #: What :func:`use_the_page` uses, by the name it reports.
-READER_TOOLS = ("palette", "demo", "stepper", "quiz", "mark-as-read", "search")
+READER_TOOLS = ("palette", "demo", "stepper", "model", "quiz", "mark-as-read", "search")
 #: Pages that get "Mark as read" (docs/javascripts/mark-read.js: lessons and notebooks).
 MARKABLE = ("lessons/", "notebooks/")
 
@@ -121,6 +122,8 @@ class _OfferScanner(HTMLParser):
             self.tools.add("demo")
         if "abh-stepper" in classes:
             self.tools.add("stepper")
+        if "abh-model" in classes:
+            self.tools.add("model")
         if "abh-quiz" in classes:
             self.tools.add("quiz")
         if tag == "input" and "md-search__input" in classes:
@@ -195,6 +198,11 @@ def use_the_page(tab) -> list[str]:
         stepper.get_by_role("button", name="Next block").click()
         stepper.get_by_label("score of key 0").fill("ln 5")
         done.append("stepper")
+    model = tab.locator(".abh-model[data-abh-ready=true]").first
+    if model.count():
+        model.get_by_label("Sequence").fill("abca")
+        model.get_by_role("button", name=re.compile("^Back to ")).click()
+        done.append("model")
     question = tab.locator(".abh-quiz fieldset[data-abh-ready=true]").first
     if question.count():
         question.locator("input").first.check()
