@@ -245,10 +245,11 @@ def test_held_out_sequences_are_never_trained_on_and_distinct() -> None:
 
 
 def test_two_trainings_give_the_same_bytes_and_the_cache_holds_them() -> None:
-    first, second = LESSON.train(), LESSON.train()
-    assert first.to_json() == second.to_json()
-    assert book_model(LESSON.name).to_json() == first.to_json()
-    assert TinyModel.from_json(first.to_json()).to_json() == first.to_json()
+    # the cached record was trained by whichever process first asked (or by this one, first)
+    cached = book_model(LESSON.name).to_json()
+    fresh = LESSON.train().to_json()
+    assert fresh == cached
+    assert TinyModel.from_json(fresh).to_json() == fresh
 
 
 def test_the_training_does_not_depend_on_blas_threads(tmp_path: Path) -> None:
