@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from browser_pages import FreshPage
+from browser_pages import FreshPage, assert_fits
 
 from attention_by_hand import tiny_model_forward
 from attention_by_hand.book.model_demo_html import MODEL_DEMOS
@@ -222,12 +222,5 @@ def test_without_javascript_the_page_shows_the_first_sequence(browser, site_url:
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_model_fits_320_px(fresh, site_url: str, scheme: str):
     page = fresh.load(site_url + PAGE, scheme, 320, 800)
-    assert page.evaluate("document.documentElement.scrollWidth") <= 320
     root = page.locator(f'.abh-model[data-model="{NAME}"]')
-    box = root.bounding_box()
-    assert box is not None
-    assert box["x"] >= 0
-    assert box["x"] + box["width"] <= 320
-    for scroller in root.locator(".abh-scroll").all():
-        if scroller.evaluate("el => el.scrollWidth > el.clientWidth"):
-            assert scroller.get_attribute("tabindex") == "0", "a scrolling box the keyboard misses"
+    assert_fits(page, root, 320, f"the live model ({scheme})")
