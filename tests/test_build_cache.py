@@ -90,9 +90,12 @@ def test_prose_edit_reuses_everything_and_core_edit_makes_everything_again(
     first = _build(copy, tmp_path / "first")
     assert sum(first["figures"]) == drawings
     assert sum(first["notebooks"]) == 1
-    # the trained model of lesson 12: one entry, trained by this build or seeded
-    (model,) = (tmp_path / "cache/models").glob("*.json")
+    # the trained model of lesson 12: its entry, trained by this build or seeded
+    spec = MODELS["previous-token"]
+    package = copy / "src/attention_by_hand"
+    model = tmp_path / "cache/models" / f"{model_key(spec, source_digest(package))}.json"
     trained = model.stat().st_ino
+    models = set((tmp_path / "cache/models").glob("*.json"))
 
     index = copy / "docs/index.md"
     index.write_text(
@@ -104,7 +107,7 @@ def test_prose_edit_reuses_everything_and_core_edit_makes_everything_again(
         encoding="utf-8"
     )
     # nothing trained: a training writes its entry anew (os.replace), this one is the same file
-    assert list((tmp_path / "cache/models").glob("*.json")) == [model]
+    assert set((tmp_path / "cache/models").glob("*.json")) == models
     assert model.stat().st_ino == trained
 
     notebooks = set((tmp_path / "cache/notebooks").glob("*.json"))
@@ -115,7 +118,8 @@ def test_prose_edit_reuses_everything_and_core_edit_makes_everything_again(
     assert len(set((tmp_path / "cache/notebooks").glob("*.json")) - notebooks) == 1
     # the package source changed: the model was trained again, into an entry of its own,
     # byte for byte the record it had
-    (retrained,) = set((tmp_path / "cache/models").glob("*.json")) - {model}
+    retrained = tmp_path / "cache/models" / f"{model_key(spec, source_digest(package))}.json"
+    assert retrained not in models
     assert retrained.read_bytes() == model.read_bytes()
     # the edit to core.py is a comment: what was made again is byte for byte
     # what the prose build read from the cache
