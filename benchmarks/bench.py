@@ -24,6 +24,11 @@ issue 10:
 - serve, figure change: a running ``mkdocs serve`` shows a figure redrawn
   after a colour changes in ``src/attention_by_hand/figures.py``; target
   <= 4 s;
+- training: lesson 12's model trained once in a fresh process, on its
+  own (``ModelSpec.train``, what a cold build adds; median of ``--runs``);
+  target <= 2 s. And a warm build trains nothing: the cache's model entry
+  is the same file after the warm builds as after the cold one (a training
+  replaces it);
 - page weight: every page loaded in Chromium from a local server that
   gzips text as static hosts do; the bytes of every response (HTML, CSS,
   JS, images, the search index), uncompressed and as transferred. Targets
@@ -80,6 +85,7 @@ KB = 1000
 #: measures (2.06-2.18 x in those runs).
 COLD_OVER_BARE = 2.2
 WARM_OVER_BARE = 1.2
+TRAINING_SECONDS = 2.0
 SERVE_PROSE_SECONDS = 1.5
 SERVE_FIGURE_SECONDS = 4.0
 LESSON_BYTES = 300 * KB
@@ -134,7 +140,9 @@ def main() -> None:
         site = work / "cold-0"
         # nothing changed since the build that filled cache-0
         warm_env = {**env, "ABH_CACHE_DIR": str(work / "cache-0")}
+        models_before = _model_entries(work / "cache-0")
         warm = [_timed_build(book, work / f"warm-{i}", warm_env) for i in range(args.runs)]
+        trained_again = models_before != _model_entries(work / "cache-0")
         bare_env["ABH_PRERENDERED"] = str(site)
         bare_config = _bare_config(book)
         bare = [
@@ -148,6 +156,17 @@ def main() -> None:
             ("warm build: nothing changed since the last (median)", f"{warm_s:.2f} s", "", ""),
             _ratio_row("cold / bare", cold_s / bare_s, COLD_OVER_BARE),
             _ratio_row("warm / bare", warm_s / bare_s, WARM_OVER_BARE),
+            _seconds_row(
+                "training lesson 12's model on its own, fresh process (median)",
+                statistics.median(_training_seconds(env) for _ in range(args.runs)),
+                TRAINING_SECONDS,
+            ),
+            (
+                "warm build trains the model again",
+                "yes" if trained_again else "no",
+                "no",
+                _verdict(bool(models_before) and not trained_again),
+            ),
         ]
 
         serve_env = {**env, "ABH_CACHE_DIR": str(work / "cache-serve")}
@@ -263,6 +282,30 @@ def _timed_build(book: Path, destination: Path, env: dict[str, str], *extra: str
     if result.returncode != 0:
         sys.exit(f"benchmark: build failed:\n{result.stdout}\n{result.stderr}")
     return seconds
+
+
+#: Run in a fresh process with the copy's src/ first: the seconds one training takes.
+TRAINING = """
+import time
+from attention_by_hand.book.trained_models import MODELS
+start = time.perf_counter()
+MODELS["previous-token"].train()
+print(time.perf_counter() - start)
+"""
+
+
+def _training_seconds(env: dict[str, str]) -> float:
+    result = subprocess.run(
+        [sys.executable, "-c", TRAINING], env=env, capture_output=True, text=True, check=False
+    )
+    if result.returncode != 0:
+        sys.exit(f"benchmark: the training failed:\n{result.stderr}")
+    return float(result.stdout)
+
+
+def _model_entries(cache: Path) -> dict[str, int]:
+    """Each trained-model entry of a cache folder and its inode (a new training, a new file)."""
+    return {path.name: path.stat().st_ino for path in sorted(cache.glob("models/*.json"))}
 
 
 # ---------------------------------------------------------------------------

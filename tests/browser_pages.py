@@ -69,3 +69,22 @@ class FreshPage:
         if self._page is not None:
             self._page.context.close()
             self._page = None
+
+
+def assert_fits(page, root, width: int, what: str) -> None:
+    """The page does not scroll sideways at `width`, and `root` lies within it.
+
+    A box of `root` whose table is wider than the phone scrolls on its own,
+    and then the keyboard can reach it: it takes the focus (``tabindex="0"``)
+    or holds an input that does.
+    """
+    assert page.evaluate("document.documentElement.scrollWidth") <= width, f"{what} at {width} px"
+    box = root.bounding_box()
+    assert box is not None, f"{what} is not shown"
+    assert box["x"] >= 0, f"{what} starts left of the page"
+    assert box["x"] + box["width"] <= width, f"{what} is wider than {width} px"
+    for scroller in root.locator(".abh-scroll").all():
+        if scroller.evaluate("el => el.scrollWidth > el.clientWidth"):
+            assert scroller.get_attribute("tabindex") == "0" or scroller.locator("input").count(), (
+                f"{what}: a scrolling table box cannot be reached by keyboard"
+            )

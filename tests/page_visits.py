@@ -25,7 +25,7 @@ One visit, in this order, so that no check disturbs another:
    :data:`WIDTHS` (loaded at the first, resized to the others, two frames
    painted after each resize), then back to the first width;
 3. the page is used (:func:`use_the_page`): palette switched and back, demo,
-   stepper, calculator, quiz, exercise, mark-as-read, search;
+   stepper, calculator, the live model, quiz, exercise, mark-as-read, search;
 4. every image is loaded (lazy ones included) and the network left to go
    idle, so that late requests (the search worker's index, images) are
    recorded; the CSP violations and console reports are read;
@@ -35,6 +35,7 @@ One visit, in this order, so that no check disturbs another:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -93,6 +94,7 @@ READER_TOOLS = (
     "demo",
     "stepper",
     "calculator",
+    "model",
     "quiz",
     "exercise",
     "mark-as-read",
@@ -132,6 +134,8 @@ class _OfferScanner(HTMLParser):
             self.tools.add("stepper")
         if "abh-calculator" in classes:
             self.tools.add("calculator")
+        if "abh-model" in classes:
+            self.tools.add("model")
         if "abh-quiz" in classes:
             self.tools.add("quiz")
         if "abh-exercise" in classes:
@@ -215,6 +219,11 @@ def use_the_page(tab) -> list[str]:
         calculator.get_by_label("Window (empty: no window)").fill("")
         calculator.get_by_role("button", name="Reset to the stated inputs").click()
         done.append("calculator")
+    model = tab.locator(".abh-model[data-abh-ready=true]").first
+    if model.count():
+        model.get_by_label("Sequence").fill("abca")
+        model.get_by_role("button", name=re.compile("^Back to ")).click()
+        done.append("model")
     question = tab.locator(".abh-quiz fieldset[data-abh-ready=true]").first
     if question.count():
         question.locator("input").first.check()

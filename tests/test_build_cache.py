@@ -34,6 +34,14 @@ from attention_by_hand.book.build_cache import (
 )
 from attention_by_hand.book.notebook import rendered_by, start_render
 from attention_by_hand.book.registry import FIGURES, PALETTE_NAMES
+from attention_by_hand.book.trained_models import (
+    MODEL_KIND,
+    MODELS,
+    PACKAGE_DIR,
+    book_model,
+    load_model,
+    model_key,
+)
 
 COUNTS = re.compile(r"build cache: (?P<kind>\w+) (?P<hits>\d+) from the cache, (?P<made>\d+) made")
 
@@ -78,6 +86,12 @@ def test_prose_edit_reuses_everything_and_core_edit_makes_everything_again(
     first = _build(copy, tmp_path / "first")
     assert sum(first["figures"]) == drawings
     assert sum(first["notebooks"]) == 1
+    # the trained model of lesson 12: its entry, trained by this build or seeded
+    spec = MODELS["previous-token"]
+    package = copy / "src/attention_by_hand"
+    model = tmp_path / "cache/models" / f"{model_key(spec, source_digest(package))}.json"
+    trained = model.stat().st_ino
+    models = set((tmp_path / "cache/models").glob("*.json"))
 
     index = copy / "docs/index.md"
     index.write_text(
@@ -88,6 +102,9 @@ def test_prose_edit_reuses_everything_and_core_edit_makes_everything_again(
     assert "A sentence edited for the cache test." in (tmp_path / "prose/index.html").read_text(
         encoding="utf-8"
     )
+    # nothing trained: a training writes its entry anew (os.replace), this one is the same file
+    assert set((tmp_path / "cache/models").glob("*.json")) == models
+    assert model.stat().st_ino == trained
 
     notebooks = set((tmp_path / "cache/notebooks").glob("*.json"))
     core = copy / "src/attention_by_hand/core.py"
@@ -95,10 +112,16 @@ def test_prose_edit_reuses_everything_and_core_edit_makes_everything_again(
     changed = _build(copy, tmp_path / "core")
     assert changed == {"figures": (0, drawings), "notebooks": (0, 1)}
     assert len(set((tmp_path / "cache/notebooks").glob("*.json")) - notebooks) == 1
+    # the package source changed: the model was trained again, into an entry of its own,
+    # byte for byte the record it had
+    retrained = tmp_path / "cache/models" / f"{model_key(spec, source_digest(package))}.json"
+    assert retrained not in models
+    assert retrained.read_bytes() == model.read_bytes()
     # the edit to core.py is a comment: what was made again is byte for byte
     # what the prose build read from the cache
     for made in [
         "notebooks/explore/index.html",
+        "lessons/trained-attention/index.html",
         *sorted(FIGURES[name].path(p) for name in FIGURES for p in PALETTE_NAMES),
     ]:
         assert (tmp_path / "core" / made).read_bytes() == (tmp_path / "prose" / made).read_bytes()
@@ -175,6 +198,34 @@ def test_a_key_changes_with_any_part_and_with_the_package_source(tmp_path: Path)
     (package / "book" / "notes.txt").write_text("not Python")
     (package / "book" / "figures.py").write_text("colour = 'red'\n")
     assert source_digest(package) == before
+
+
+def test_a_cached_model_is_read_not_trained(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = MODELS["previous-token"]
+    cache = BuildCache(tmp_path)
+    first = load_model(spec, cache)
+    (entry,) = (tmp_path / MODEL_KIND).glob("*.json")
+    assert entry.read_text(encoding="utf-8") == first.to_json()
+
+    def refuse(self: object) -> None:
+        raise AssertionError("trained again although the cache holds the model")
+
+    monkeypatch.setattr(type(spec), "train", refuse)
+    assert load_model(spec, cache).to_json() == first.to_json()
+    # another package source is another key: that one would train
+    assert model_key(spec, "another digest") != entry.stem
+
+
+def test_a_broken_model_entry_is_trained_again_and_replaced(tmp_path: Path) -> None:
+    spec = MODELS["previous-token"]
+    assert load_model(spec, None).to_json() == book_model(spec.name).to_json()  # None: no cache
+    cache = BuildCache(tmp_path)
+    key = model_key(spec, source_digest(PACKAGE_DIR))
+    cache.write(MODEL_KIND, key, ".json", b'{"task": "previous-token"')  # cut short
+    assert load_model(spec, cache).to_json() == book_model(spec.name).to_json()
+    assert cache.read(MODEL_KIND, key, ".json") == book_model(spec.name).to_json().encode()
 
 
 def _render_counting(calls: list[str]) -> Callable[[Any, Any, Any], None]:

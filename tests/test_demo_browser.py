@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from browser_pages import FreshPage
+from browser_pages import FreshPage, assert_fits
 
 from attention_by_hand import attention_weights, scaled_dot_product_attention
 from attention_by_hand.book.demos import DEMOS
@@ -308,19 +308,8 @@ def test_demo_fits_320_px_in_both_palettes(fresh, site_url: str, scheme: str):
         want = "slate" if scheme == "dark" else "default"
         assert page.locator("body").get_attribute("data-md-color-scheme") == want
         # the page itself never scrolls sideways; wide tables scroll in their own box
-        assert page.evaluate("document.documentElement.scrollWidth") <= 320, f"{name} at 320 px"
         root = page.locator(f'.abh-demo[data-demo="{name}"]')
-        box = root.bounding_box()
-        assert box is not None
-        assert box["x"] >= 0
-        assert box["x"] + box["width"] <= 320
-        for scroller in root.locator(".abh-scroll").all():
-            wide = scroller.evaluate("el => el.scrollWidth > el.clientWidth")
-            if wide:
-                # a box that scrolls can take the keyboard focus
-                assert (
-                    scroller.get_attribute("tabindex") == "0" or scroller.locator("input").count()
-                ), f"{name}: a scrolling table box cannot be reached by keyboard"
+        assert_fits(page, root, 320, f"demo {name}")
         # the weight scale uses this palette's colours: a weight of 1 is not the page colour
         colours = page.evaluate(
             """(root) => {

@@ -378,6 +378,51 @@ def _sliding_window_cache(inputs: dict[str, Any]) -> dict[str, list[Any]]:
     }
 
 
+def _tiny_model_loss(inputs: dict[str, Any]) -> dict[str, list[Any]]:
+    from attention_by_hand.book.trained_models import MODELS, book_model
+
+    spec = MODELS["previous-token"]
+    model = book_model(spec.name)
+    batch, held = inputs["train_loss"], inputs["held_out_loss"]
+    assert list(batch) == list(model.train_loss), "the figure draws the record's losses"
+    assert len(batch) == spec.steps, "one loss per step"
+    every = model.settings.eval_every
+    assert [s for s, _ in held] == [*range(0, spec.steps, every), spec.steps]
+    # the alt text writes each loss to 2 significant digits
+    two = [float(f"{x:.2g}") for x in (batch[0], batch[-1], held[0][1], held[-1][1])]
+    alt = [two[0], 0, two[1], len(batch) - 1, len(model.held_out), every, two[2], two[3]]
+    return {
+        "alt": [*alt, held[-1][0]],
+        "caption": [spec.seed, spec.steps, model.settings.batch_size, model.settings.learning_rate],
+    }
+
+
+def _tiny_model_attention(inputs: dict[str, Any]) -> dict[str, list[Any]]:
+    from attention_by_hand.book.trained_models import MODELS, book_model
+    from attention_by_hand.tiny_model import tiny_model_forward
+
+    spec = MODELS["previous-token"]
+    model = book_model(spec.name)
+    tokens = inputs["tokens"]
+    assert tokens == model.weights.decode(model.held_out[0]), "a held-out sequence"
+    before = tiny_model_forward(model.initial, tokens).attention[0]
+    after = tiny_model_forward(model.weights, tokens).attention[0]
+    np.testing.assert_array_equal(inputs["weights"][0], before)
+    np.testing.assert_array_equal(inputs["weights"][1], after)
+    n = len(tokens)
+    uneven = max(abs(before[i, j] - 1 / (i + 1)) for i in range(n) for j in range(i + 1))
+    within = math.ceil(uneven * 100) / 100
+    assert uneven <= within < uneven + 0.01
+    looks: list[Any] = []
+    for i in range(1, n):
+        assert after[i].argmax() == i - 1, "the alt text says the largest weight is one back"
+        looks += [i, after[i, i - 1], i - 1]
+    return {
+        "alt": [0, n - 1, 0, n - 1, within, 1, *looks],
+        "caption": [spec.seed, spec.steps, model.settings.decimals],
+    }
+
+
 def _computed_caption_numbers(name: str, inputs: dict[str, Any]) -> dict[str, list[Any]]:
     if name.startswith("demo-") and name.endswith("-weights"):
         return _demo_weights(name.removeprefix("demo-").removesuffix("-weights"))
@@ -396,6 +441,8 @@ def _computed_caption_numbers(name: str, inputs: dict[str, Any]) -> dict[str, li
         "block-steps": _block_steps,
         "scale-measurement": _scale_measurement,
         "sliding-window-cache": _sliding_window_cache,
+        "tiny-model-loss": _tiny_model_loss,
+        "tiny-model-attention": _tiny_model_attention,
     }
     assert name in by_name, (
         f"figure {name!r} is new: add how its caption's numbers are computed to "

@@ -192,6 +192,16 @@ def test_answering_shows_every_explanation_and_try_again_resets(
     # it reject. About 30 ms a click, some 250 clicks.
     act = {"force": True}
 
+    def centred(control):
+        """`control`, scrolled to the middle of the window first, at once.
+
+        Playwright scrolls a control only until it is inside the window,
+        where Material's sticky header can still cover it (a click there hits
+        the header); the middle of the window is never under the header.
+        """
+        control.evaluate("el => el.scrollIntoView({block: 'center', behavior: 'instant'})")
+        return control
+
     for n, want in enumerate(expected):
         fieldset = fieldsets.nth(n)
         inputs = fieldset.locator(".abh-choices input")
@@ -219,15 +229,15 @@ def test_answering_shows_every_explanation_and_try_again_resets(
         assert s["check"]["visible"], where
         assert not s["retry"]["visible"], where
         assert not any(why["visible"] for why in s["whys"]), where
-        check.click(**act)
+        centred(check).click(**act)
         s = state(n)
         assert "first" in s["result"], where
         assert not s["whys"][0]["visible"], where
 
         # Choose each choice alone in turn
         for m, choice in enumerate(want["choices"]):
-            inputs.nth(m).check(**act)
-            check.click(**act)
+            centred(inputs.nth(m)).check(**act)
+            centred(check).click(**act)
             s = state(n)
             result = s["result"]
             right = choice["correct"] and n_correct == 1
@@ -247,7 +257,7 @@ def test_answering_shows_every_explanation_and_try_again_resets(
                     assert "Not correct." in text
                 assert s["inputs"][j]["disabled"], (where, j + 1)
             assert s["retry"]["focused"], where
-            retry.click(**act)
+            centred(retry).click(**act)
             s = state(n)
             for j in range(n_choices):
                 assert not s["whys"][j]["visible"], (where, j + 1)
@@ -260,10 +270,10 @@ def test_answering_shows_every_explanation_and_try_again_resets(
         # All the correct choices, and only those
         for m, choice in enumerate(want["choices"]):
             if choice["correct"]:
-                inputs.nth(m).check(**act)
-        check.click(**act)
+                centred(inputs.nth(m)).check(**act)
+        centred(check).click(**act)
         assert state(n)["result"].startswith("Correct"), where
-        retry.click(**act)
+        centred(retry).click(**act)
 
     # nothing stored, nothing sent
     assert page.evaluate(SNAPSHOT) == before

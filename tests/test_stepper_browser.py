@@ -17,7 +17,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from axe_core import violations_report
-from browser_pages import TWO_FRAMES, FreshPage
+from browser_pages import TWO_FRAMES, FreshPage, assert_fits
 from storage_spy import SPY
 
 from attention_by_hand import online_attention_steps, scaled_dot_product_attention
@@ -270,15 +270,7 @@ def test_stepper_fits_320_px(fresh, site_url, scheme: str):
     root = page.locator(".abh-stepper")
     for _ in range(2):  # every row shown
         root.get_by_role("button", name="Next block").click()
-    assert page.evaluate("document.documentElement.scrollWidth") <= 320
-    box = root.bounding_box()
-    assert box is not None
-    assert box["x"] >= 0
-    assert box["x"] + box["width"] <= 320
-    for scroller in root.locator(".abh-scroll").all():
-        if scroller.evaluate("el => el.scrollWidth > el.clientWidth"):
-            # a box that scrolls can be reached by keyboard
-            assert scroller.get_attribute("tabindex") == "0" or scroller.locator("input").count()
+    assert_fits(page, root, 320, f"the stepper ({scheme})")
 
 
 #: The widths at which axe checks the stepped page: loaded at the first, resized to the others.

@@ -628,3 +628,88 @@ def test_grouped_query_attention_matches_enable_gqa(
     ).numpy()  # [B, n_heads, L, d_head]
     theirs = out.transpose(0, 2, 1, 3).reshape(batch, n_q, d_model) @ w_o
     np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# lesson 12's tiny model: autograd on the whole model, torch.optim.Adam
+# ---------------------------------------------------------------------------
+
+
+def _tiny_loss_in_torch(weights: dict[str, Any], tokens: np.ndarray, targets: np.ndarray) -> Any:
+    """The tiny model's loss, written with torch operations (the same formula, not our code)."""
+    ids = torch.from_numpy(tokens)
+    n = tokens.shape[-1]
+    x = weights["token_embedding"][ids] + weights["position_embedding"][:n]  # [B, n, d]
+    q = torch.einsum("bnd,hde->bhne", x, weights["w_q"])
+    k = torch.einsum("bnd,hde->bhne", x, weights["w_k"])
+    v = torch.einsum("bnd,hde->bhne", x, weights["w_v"])
+    o = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # [B, h, n, d_v]
+    logits = torch.einsum("bhnv,hvc->bnc", o, weights["w_o"])
+    return F.cross_entropy(
+        logits.reshape(-1, logits.shape[-1]), torch.from_numpy(targets).reshape(-1), ignore_index=-1
+    )
+
+
+@pytest.mark.parametrize("heads", [1, 2])
+def test_tiny_model_gradients_match_autograd(heads: int) -> None:
+    from attention_by_hand.tiny_model import TASKS, TinyWeights, tiny_model_gradients
+
+    task = TASKS["previous-token"]
+    rng = np.random.default_rng(200 + heads)
+    shapes = {
+        "token_embedding": (4, 4),
+        "position_embedding": (6, 4),
+        "w_q": (heads, 4, 2),
+        "w_k": (heads, 4, 2),
+        "w_v": (heads, 4, 3),
+        "w_o": (heads, 3, 4),
+    }
+    arrays = {name: rng.standard_normal(shape) for name, shape in shapes.items()}
+    tokens = rng.integers(0, 4, (5, 6))
+    targets = task.targets(tokens)
+    loss, ours = tiny_model_gradients(TinyWeights(task.vocabulary, **arrays), tokens, targets)
+    leaves = {name: torch.from_numpy(a.copy()).requires_grad_() for name, a in arrays.items()}
+    theirs = _tiny_loss_in_torch(leaves, tokens, targets)
+    theirs.backward()
+    assert loss == pytest.approx(theirs.item(), rel=1e-12)
+    for name, leaf in leaves.items():
+        np.testing.assert_allclose(
+            getattr(ours, name), leaf.grad.numpy(), rtol=1e-10, atol=1e-12, err_msg=name
+        )
+
+
+def test_tiny_model_training_matches_torch_adam() -> None:
+    # the same data and initial weights (drawn in the order train_tiny_model documents),
+    # autograd's gradients and torch.optim.Adam: the same weights after 30 steps
+    from attention_by_hand.tiny_model import TASKS, TrainingSettings, train_tiny_model
+
+    task, seed, steps = TASKS["previous-token"], 3, 30
+    settings = TrainingSettings(decimals=15)
+    ours = train_tiny_model(task, seed=seed, steps=steps, settings=settings)
+    rng = np.random.default_rng(seed)
+    train, _ = task.split(rng)
+    s = settings
+    shapes = {
+        "token_embedding": (4, s.d_model),
+        "position_embedding": (task.length, s.d_model),
+        "w_q": (s.n_heads, s.d_model, s.d_k),
+        "w_k": (s.n_heads, s.d_model, s.d_k),
+        "w_v": (s.n_heads, s.d_model, s.d_v),
+        "w_o": (s.n_heads, s.d_v, 4),
+    }
+    leaves = {
+        name: torch.from_numpy(rng.normal(0.0, s.init_scale, shape)).requires_grad_()
+        for name, shape in shapes.items()
+    }
+    optimiser = torch.optim.Adam(
+        leaves.values(), lr=s.learning_rate, betas=(s.beta1, s.beta2), eps=s.epsilon
+    )
+    for _ in range(steps):
+        batch = train[rng.integers(0, len(train), s.batch_size)]
+        optimiser.zero_grad()
+        _tiny_loss_in_torch(leaves, batch, task.targets(batch)).backward()
+        optimiser.step()
+    for name, leaf in leaves.items():
+        np.testing.assert_allclose(
+            getattr(ours.weights, name), leaf.detach().numpy(), rtol=0, atol=1e-9, err_msg=name
+        )

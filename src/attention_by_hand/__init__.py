@@ -26,6 +26,14 @@ from .gradients import AttentionGradients, attention_backward
 from .kv_cache import kv_cache_bytes
 from .online import OnlineStep, online_attention, online_attention_steps
 from .position import rotary_embedding, rotary_frequencies, sinusoidal_positions
+from .tiny_model import (
+    TinyModel,
+    TinyWeights,
+    tiny_model_forward,
+    tiny_model_gradients,
+    tiny_model_loss,
+    train_tiny_model,
+)
 
 try:
     __version__ = version("attention-by-hand")
@@ -38,6 +46,8 @@ __all__ = [
     "BlockParams",
     "BlockSteps",
     "OnlineStep",
+    "TinyModel",
+    "TinyWeights",
     "attention_backward",
     "attention_weights",
     "causal_mask",
@@ -54,6 +64,10 @@ __all__ = [
     "sinusoidal_positions",
     "sliding_window_mask",
     "softmax",
+    "tiny_model_forward",
+    "tiny_model_gradients",
+    "tiny_model_loss",
+    "train_tiny_model",
     "transformer_block",
     "transformer_block_steps",
 ]

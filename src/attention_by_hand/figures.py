@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # for annotations: matplotlib is imported by the functions th
 
 __all__ = [
     "PALETTES",
+    "attention_maps",
     "attention_row",
     "causal_mask_grid",
     "format_number",
@@ -47,6 +48,7 @@ __all__ = [
     "sliding_window_cache",
     "to_svg",
     "to_svgs",
+    "training_loss",
     "weights_matrix",
 ]
 
@@ -1585,4 +1587,159 @@ def sliding_window_cache(*, n: int, window: int, palette: Palette = "light") -> 
             ncols=3,
             frameon=False,
         )
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# Figures of lesson 12: a tiny model trained by hand
+# ---------------------------------------------------------------------------
+
+
+def training_loss(
+    *,
+    train_loss: Sequence[float],
+    held_out_loss: Sequence[tuple[int, float]],
+    palette: Palette = "light",
+) -> Figure:
+    """The loss of a training, step by step, on a logarithmic scale.
+
+    Parameters
+    ----------
+    train_loss : sequence of float
+        The loss of each step's batch, step 0 first.
+    held_out_loss : sequence of (int, float)
+        ``(step, loss)`` on sequences the training never saw.
+    palette : {"light", "dark"}
+        Colour scheme.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The batch loss as a thin line and the held-out loss as dots joined
+        by a line; the vertical axis is logarithmic, so a fall by a factor
+        of 10 takes the same height wherever it happens.
+    """
+    from matplotlib.figure import Figure
+
+    colours = _palette(palette)
+    batch = np.asarray(train_loss, dtype=float)
+    held = np.asarray(held_out_loss, dtype=float)
+    if batch.ndim != 1 or len(batch) == 0 or held.ndim != 2 or held.shape[1] != 2:
+        raise ValueError(
+            f"training_loss needs a loss per step and (step, loss) pairs; got shapes "
+            f"{batch.shape} and {held.shape}"
+        )
+    with _style(colours):
+        fig = Figure(figsize=(7.2, 3.8), layout="constrained", facecolor=colours["background"])
+        ax = fig.subplots()
+        ax.plot(
+            np.arange(len(batch)),
+            batch,
+            color=colours["accent"],
+            lw=1.2,
+            label="loss of each step's batch of training sequences",
+        )
+        ax.plot(
+            held[:, 0],
+            held[:, 1],
+            color=colours["output"],
+            lw=1.2,
+            ls="--",
+            marker="o",
+            ms=4,
+            label="loss on the held-out sequences",
+        )
+        ax.set_yscale("log")
+        ax.set_xlim(0, max(len(batch), float(held[:, 0].max())))
+        ax.set_xlabel("training step")
+        ax.set_ylabel("loss (mean cross-entropy), log scale")
+        ax.grid(True, which="major", color=colours["grid"], lw=0.6)
+        ax.legend(loc="upper right", frameon=False)
+    return fig
+
+
+def attention_maps(
+    *,
+    weights: Sequence[ArrayLike],
+    titles: Sequence[str],
+    tokens: str,
+    palette: Palette = "light",
+) -> Figure:
+    """Causal attention weights of one sequence, one grid per panel, side by side.
+
+    Parameters
+    ----------
+    weights : sequence of array_like, each of shape ``[n, n]``
+        One matrix of weights per panel: row ``i`` for query ``i``, column
+        ``j`` for key ``j``; the causal mask blocks ``j > i``.
+    titles : sequence of str
+        A title per panel.
+    tokens : str
+        The ``n`` letters of the sequence, shown beside the positions.
+    palette : {"light", "dark"}
+        Colour scheme.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Each cell shaded by its weight and printed to 2 decimals; blocked
+        cells are hatched.
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
+
+    colours = _palette(palette)
+    grids = [np.asarray(w, dtype=float) for w in weights]
+    n = len(tokens)
+    if not grids or len(titles) != len(grids) or any(g.shape != (n, n) for g in grids):
+        raise ValueError(
+            f"attention_maps needs one title per panel and [n, n] weights for n = {n} tokens; "
+            f"got {len(titles)} titles and shapes {[g.shape for g in grids]}"
+        )
+    keep = causal_mask(n)
+    cmap = _weights_colormap(colours)
+    with _style(colours):
+        fig = Figure(
+            figsize=(3.9 * len(grids) + 0.6, 0.55 * n + 1.5),
+            layout="constrained",
+            facecolor=colours["background"],
+        )
+        axes = np.atleast_1d(fig.subplots(1, len(grids)))
+        for ax, grid, title in zip(axes, grids, titles, strict=True):
+            for i in range(n):
+                for j in range(n):
+                    if keep[i, j]:
+                        face = cmap(float(grid[i, j]))
+                        ax.add_artist(
+                            Rectangle((j, i), 1, 1, facecolor=face, edgecolor=colours["grid"])
+                        )
+                        ax.text(
+                            j + 0.5,
+                            i + 0.5,
+                            f"{grid[i, j]:.2f}",
+                            ha="center",
+                            va="center",
+                            in_layout=False,
+                            color=_ink_on(face),
+                            fontsize=8,
+                        )
+                    else:
+                        ax.add_artist(
+                            Rectangle(
+                                (j, i),
+                                1,
+                                1,
+                                facecolor=colours["blocked"],
+                                edgecolor=colours["grid"],
+                                hatch="//",
+                            )
+                        )
+            ax.set_xlim(0, n)
+            ax.set_ylim(n, 0)
+            ax.set_aspect("equal")
+            ax.set_xticks(np.arange(n) + 0.5, [f"{j}\n{t}" for j, t in enumerate(tokens)])
+            ax.set_yticks(np.arange(n) + 0.5, [f"query {i}  {t}" for i, t in enumerate(tokens)])
+            ax.xaxis.tick_top()
+            _bare_frame(ax)
+            ax.set_title(f"{title}\nkeys (position and token)", pad=8)
     return fig

@@ -1,4 +1,4 @@
-"""The build cache: drawn figures and the executed notebook, addressed by what made them.
+"""The build cache: drawn figures, the executed notebook and trained models, by what made them.
 
 Drawing every figure (about 1 s) and executing the notebook (about 2.5 s)
 are most of a build; both depend only on their inputs, so a build keeps what
@@ -13,11 +13,15 @@ figures
 the notebook
     its source, the package source, the versions of the libraries that run
     and render it (nbconvert, nbclient, nbformat, ipykernel, IPython,
-    jupytext, mkdocs-jupyter, Pygments...) and mkdocs-jupyter's settings.
+    jupytext, mkdocs-jupyter, Pygments...) and mkdocs-jupyter's settings;
+trained models
+    lesson 12's model (:mod:`attention_by_hand.book.trained_models`, which
+    reads and writes its entries): its name, task, seed and steps, the
+    package source and the versions of Python and NumPy.
 
 So an edited sentence in ``docs/`` reuses everything, and an edit anywhere
-under ``src/attention_by_hand/`` redraws the figures and runs the notebook
-again. A cached entry holds exactly the bytes a fresh build makes, so a
+under ``src/attention_by_hand/`` redraws the figures, runs the notebook and
+trains the model again. A cached entry holds exactly the bytes a fresh build makes, so a
 build is byte-identical with or without the cache (tests/test_reproducible.py).
 
 The folder is ``.cache/attention-by-hand/`` beside ``mkdocs.yml`` (ignored

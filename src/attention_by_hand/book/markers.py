@@ -20,7 +20,7 @@ from attention_by_hand.book.fences import replace_outside_fences, split_fences
 Spec = TypeVar("Spec")
 
 #: The kinds of marker, as pages write them.
-KINDS = ("figure", "demo", "stepper", "calculator", "sources")
+KINDS = ("figure", "demo", "stepper", "calculator", "model", "sources")
 
 #: A marker the build did not understand (a space in the name, upper case,
 #: text after it on the line) would otherwise reach the reader as literal text.
@@ -148,8 +148,9 @@ def check_no_leftover(html_text: str, page: str) -> None:
     if leftover:
         raise PluginError(
             f"{page}: '{html.unescape(leftover.group())}' was not understood. Write "
-            f"[[figure: name]], [[demo: name]], [[stepper: name]], [[calculator: name]] or "
-            f"[[sources]] on a line of its own, in lower case, with no space inside the name"
+            f"[[figure: name]], [[demo: name]], [[stepper: name]], [[calculator: name]], "
+            f"[[model: name]] or [[sources]] on a line of its own, in lower case, with no space "
+            f"inside the name"
         )
 
 

@@ -76,6 +76,8 @@ class Libraries:
     quiz: ModuleType  # ```quiz blocks as HTML; inline and block Markdown as HTML
     exercise: ModuleType  # ```exercise blocks: checked, and rendered as HTML
     calculator_html: ModuleType  # [[calculator: name]] as HTML: the cache-memory calculator
+    model_demo_html: ModuleType  # [[model: name]] as HTML: lesson 12's trained model, live
+    trained_models: ModuleType  # the models the book trains, kept in the build cache
     sources: ModuleType  # the record of sources, [[sources]] as HTML
     lessons: ModuleType  # the lesson template check, the "Next" link, the source revision
     pages: ModuleType  # page titles and front matter
@@ -270,7 +272,7 @@ class BookPlugin(BasePlugin[BookConfig]):
     def on_page_markdown(
         self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files
     ) -> str:
-        """Figures, the lesson check and its "Next" link, sources, demos, exercises, quizzes."""
+        """Figures, the lesson check and its "Next" link, sources, demos, the model, exercises, quizzes."""
         lib, uri = self.lib, page.file.src_uri
         markdown = lib.figure_pages.replace_figure_markers(
             markdown,
@@ -304,6 +306,12 @@ class BookPlugin(BasePlugin[BookConfig]):
         )
         markdown = lib.stepper_html.replace_stepper_markers(markdown, page=uri)
         markdown = lib.calculator_html.replace_calculator_markers(markdown, page=uri)
+        markdown = lib.model_demo_html.replace_model_markers(
+            markdown,
+            page=uri,
+            demos=lib.model_demo_html.MODEL_DEMOS,
+            model=lib.trained_models.book_model,
+        )
         inline, block = self._markdown_converters(page, config, files)
         try:
             markdown = lib.exercise.replace_exercises(

@@ -9,6 +9,7 @@ in words what the picture shows.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -563,6 +564,77 @@ def _sliding_window_figure() -> FigureSpec:
 
 
 _SPECS = (*_SPECS, _scale_figure(), _sliding_window_figure())
+# Figures of lesson 12: the model trained at build time (book/trained_models.py),
+# its numbers formatted from the trained record, never typed.
+# ---------------------------------------------------------------------------
+
+
+def _decimal(x: float) -> str:
+    """A loss to 2 significant digits, without e-notation: 1.4, 0.000058."""
+    return np.format_float_positional(
+        float(x), precision=2, unique=False, fractional=False, trim="-"
+    )
+
+
+def _tiny_model_figures() -> tuple[FigureSpec, ...]:
+    """Lesson 12: the loss as the model trains, and its weights before and after."""
+    from ..tiny_model import tiny_model_forward
+    from .trained_models import MODELS, book_model
+
+    spec = MODELS["previous-token"]
+    model = book_model(spec.name)
+    batch, held = model.train_loss, model.held_out_loss
+    s = model.settings
+    training = (
+        f"the {model.task.name} task, seed {model.seed}, {model.steps} Adam steps of "
+        f"{s.batch_size} training sequences each, learning rate {s.learning_rate:g}"
+    )
+    loss = FigureSpec(
+        name="tiny-model-loss",
+        draw=figures.training_loss,
+        inputs={"train_loss": batch, "held_out_loss": held},
+        alt=(
+            f"A line for the loss of each training step's batch, on a logarithmic scale, falling "
+            f"from {_decimal(batch[0])} at step 0 to {_decimal(batch[-1])} at step "
+            f"{len(batch) - 1}, and dots for the loss on the {len(model.held_out)} held-out "
+            f"sequences every {s.eval_every} steps, from {_decimal(held[0][1])} before "
+            f"training to {_decimal(held[-1][1])} after {held[-1][0]} steps."
+        ),
+        caption=f"Training the tiny model. Inputs: {training}.",
+    )
+    tokens = model.weights.decode(model.held_out[0])
+    before = tiny_model_forward(model.initial, tokens).attention[0]  # [n, n]
+    after = tiny_model_forward(model.weights, tokens).attention[0]
+    n = len(tokens)
+    # how far any weight of query i is from the even share 1 / (i + 1) of its i + 1 keys
+    uneven = max(float(np.abs(before[i, : i + 1] - 1 / (i + 1)).max()) for i in range(n))
+    within = math.ceil(uneven * 100) / 100  # the next hundredth up
+    looks = "; ".join(f"query {i}: {after[i, i - 1]:.2f} on key {i - 1}" for i in range(1, n))
+    maps = FigureSpec(
+        name="tiny-model-attention",
+        draw=figures.attention_maps,
+        inputs={
+            "weights": [before, after],
+            "titles": ["before training", f"after {model.steps} steps"],
+            "tokens": tokens,
+        },
+        alt=(
+            f"Two grids of weights for the sequence {' '.join(tokens)}, rows for queries 0 to "
+            f"{n - 1}, columns for keys 0 to {n - 1}, blocked cells hatched. Before training, "
+            f"each query spreads its weight evenly over the keys it may attend, to within "
+            f"{within:.2f}. After training, each query from 1 on puts its largest weight on the "
+            f"key one position back: {looks}."
+        ),
+        caption=(
+            f"The tiny model on the held-out sequence {' '.join(tokens)}. Inputs: its weights "
+            f"drawn with seed {model.seed} before training, and after {model.steps} steps, both "
+            f"rounded to {s.decimals} decimal place."
+        ),
+    )
+    return loss, maps
+
+
+_SPECS = (*_SPECS, *_tiny_model_figures())
 
 #: Every figure of the book, by name.
 FIGURES: Mapping[str, FigureSpec] = MappingProxyType({spec.name: spec for spec in _SPECS})
