@@ -172,6 +172,14 @@ MALFORMED = {
         5,
         "the answer line '= 3' has no label; write '= label: answer'",
     ),
+    "label of maths alone": (
+        Q + "= $dQ$: 3\nsolution: s\n",
+        5,
+        (
+            "the label '$dQ$' is only maths, which a screen reader may not name; put words "
+            "beside it, as in '= gradient of the query, $dQ$: ...'"
+        ),
+    ),
     "answer without a value": (
         Q + "= output:\nsolution: s\n",
         5,

@@ -514,6 +514,12 @@ def _add_answer(draft: _Draft, text: str, number: int) -> None:
             number,
         )
     label, written = split
+    if not re.sub(r"\$[^$]*\$", "", label).strip(" ,;"):
+        raise ExerciseError(
+            f"the label {label!r} is only maths, which a screen reader may not name; put "
+            f"words beside it, as in '= gradient of the query, {label}: ...'",
+            number,
+        )
     if not written:
         raise ExerciseError(
             f"the answer {label!r} has no value; write it after the colon, as in '= {label}: 7/6'",
