@@ -148,7 +148,7 @@ def test_a_bad_skill_or_seed_is_refused_by_the_page(script_page) -> None:
           try { window.abhFresh.draw(k, s); return null; } catch (e) { return e.message; }
         })"""
     )
-    assert said[0].startswith("unknown skill \"weights\"; expected one of weights-from"), said
+    assert said[0].startswith('unknown skill "weights"; expected one of weights-from'), said
     for message, seed in zip(said[1:], ["0", "10000", "2.5", "12"], strict=True):
         assert message == f"the seed must be a whole number from 1 to 9999; got {seed}", said
     read = script_page.evaluate(
@@ -233,7 +233,8 @@ def test_a_drawn_exercise_is_checked_and_comes_back_by_its_number(
     n = number - 1
     box = tab.locator(".abh-exercise").nth(n)
     written = tab.evaluate(STATE, n)
-    assert written["freshShown"] and not written["back"], source.name
+    assert written["freshShown"], source.name
+    assert not written["back"], source.name
 
     # New numbers: a drawn exercise, its number shown
     box.get_by_role("button", name="New numbers").click()
@@ -241,7 +242,9 @@ def test_a_drawn_exercise_is_checked_and_comes_back_by_its_number(
     found = re.search(r"Numbers #(\d+)", state["status"])
     assert found, state["status"]
     seed = int(found[1])
-    assert SEED_MIN <= seed <= SEED_MAX and state["seed"] == str(seed) and state["back"]
+    assert SEED_MIN <= seed <= SEED_MAX
+    assert state["seed"] == str(seed)
+    assert state["back"]
     reference = draw(skill, seed)
     for fragment in _stated(skill, reference.inputs):
         assert fragment in state["question"], (seed, fragment, state["question"])
@@ -281,7 +284,8 @@ def test_a_drawn_exercise_is_checked_and_comes_back_by_its_number(
     _fill(box, [UNRELATED] * len(right))
     box.get_by_role("button", name="Check").click()
     feedback = tab.evaluate(STATE, n)["feedback"]
-    assert feedback.startswith("Not yet.") and "not yet right" in feedback, feedback
+    assert feedback.startswith("Not yet."), feedback
+    assert "not yet right" in feedback, feedback
     assert not any(words(m) in words(feedback) for ms in messages for m in ms), feedback
 
     # the hints and the worked solution are the drawn exercise's
@@ -297,20 +301,24 @@ def test_a_drawn_exercise_is_checked_and_comes_back_by_its_number(
     box.locator("input.abh-ex-seed").fill(str(seed))
     box.locator("input.abh-ex-seed").press("Enter")
     again = tab.evaluate(STATE, n)
-    assert again["question"] == state["question"] and again["status"] == state["status"]
-    assert again["inputs"] == [""] * len(right) and again["feedback"] == ""
+    assert again["question"] == state["question"]
+    assert again["status"] == state["status"]
+    assert again["inputs"] == [""] * len(right)
+    assert again["feedback"] == ""
 
     # a number out of range is refused, saying the range
     box.locator("input.abh-ex-seed").fill("0")
     box.get_by_role("button", name="Show it").click()
     refused = tab.evaluate(STATE, n)
-    assert refused["seedInvalid"] and refused["question"] == state["question"]
+    assert refused["seedInvalid"]
+    assert refused["question"] == state["question"]
     assert f"from {SEED_MIN} to {SEED_MAX}" in refused["status"], refused["status"]
 
     # the page's own numbers come back, and its answers are right again
     box.get_by_role("button", name="The page's numbers").click()
     back = tab.evaluate(STATE, n)
-    assert back["question"] == written["question"] and back["solution"] == written["solution"]
+    assert back["question"] == written["question"]
+    assert back["solution"] == written["solution"]
     assert not back["back"]
     written_answers = written_exercise(skill).answers
     _fill(box, [e.text for a in written_answers for e in a.answer.entries])

@@ -24,8 +24,8 @@ from attention_by_hand import (
     softmax,
 )
 from attention_by_hand.book import exercise
-from attention_by_hand.book.exercise import Exercise, page_exercises
 from attention_by_hand.book.answers import check, read_written_answer
+from attention_by_hand.book.exercise import Exercise, page_exercises
 from attention_by_hand.book.fresh_numbers import SEED_MAX, SEED_MIN, SKILLS, Mulberry32, draw
 
 F = Fraction
@@ -169,7 +169,8 @@ def test_weights_from_exponentials_agree_with_softmax() -> None:
     for seed in SEEDS:
         drawn = draw("weights-from-exponentials", seed)
         exps = drawn.inputs["exps"]
-        assert len(set(exps)) > 1 and all(1 <= e <= 9 for e in exps)
+        assert len(set(exps)) > 1
+        assert all(1 <= e <= 9 for e in exps)
         weights = [w for (w,) in drawn.answers]
         assert sum(weights) == 1
         assert np.allclose(softmax(np.log(exps)), [float(w) for w in weights])
@@ -179,7 +180,8 @@ def test_weighted_output_agrees_with_attention() -> None:
     for seed in SEEDS:
         drawn = draw("weighted-output", seed)
         weights, values = drawn.inputs["weights"], drawn.inputs["values"]
-        assert sum(weights) == 1 and len(set(weights)) >= 2
+        assert sum(weights) == 1
+        assert len(set(weights)) >= 2
         # the scores whose softmax is the weights are their logarithms
         mixed = scaled_dot_product_attention(
             np.array([[1.0]]),
@@ -199,7 +201,8 @@ def test_masked_renormalisation_agrees_with_the_masked_softmax() -> None:
         weights = [w for (w,) in drawn.answers]
         shown = masked_softmax(np.log(drawn.inputs["exps"]), allowed)
         assert np.allclose(shown, [float(w) for w in weights])
-        assert weights[3] == 0 and sum(weights) == 1
+        assert weights[3] == 0
+        assert sum(weights) == 1
 
 
 def test_online_softmax_block_agrees_with_the_online_reference() -> None:
