@@ -71,6 +71,7 @@ __all__ = [
     "exercise_blocks",
     "is_exercise_info",
     "near_miss_error",
+    "no_blank_lines",
     "page_exercises",
     "parse_exercise",
     "render_exercise",
@@ -760,7 +761,7 @@ def render_exercise(
     rows.append(
         '<details class="abh-ex-solution"><summary>Answer and worked solution</summary>'
         f'<ul class="abh-ex-answers">{shown}</ul>'
-        f'<div class="abh-ex-worked">{_no_blank_lines(block(exercise.solution))}</div></details>'
+        f'<div class="abh-ex-worked">{no_blank_lines(block(exercise.solution))}</div></details>'
     )
     messages = [
         f'<p data-mistake="{i}-{m}">{inline(mistake.message)}</p>'
@@ -866,6 +867,6 @@ def _checker_data(exercise: Exercise) -> dict[str, object]:
     }
 
 
-def _no_blank_lines(rendered: str) -> str:
+def no_blank_lines(rendered: str) -> str:
     """HTML without blank lines, so that it stays one raw HTML block in the page's Markdown."""
     return re.sub(r"\n[ \t]*\n+", "\n", rendered.strip())
