@@ -195,26 +195,29 @@ def worksheet_body(sheet: LessonSheet, *, page_uri: str, inline: Convert) -> str
     key_link = posixpath.relpath(KEY_URI, posixpath.dirname(page_uri))
     count = len(sheet.exercises)
     rows = [
-        f"Lesson {sheet.number}: [{sheet.title}]({lesson_link}). {_count(count)} to do by hand, "
-        "each with room to write. Print this page (Ctrl+P, or ⌘P on a Mac): the printout "
-        f"holds the questions alone, on A4 or US Letter. The answers and worked solutions are "
-        f"on the [answer key]({key_link}#{sheet.stem}).\n{{ .abh-ws-screen }}\n",
+        (
+            f"Lesson {sheet.number}: [{sheet.title}]({lesson_link}). {_count(count)} to do by hand, "
+            "each with room to write. Print this page (Ctrl+P, or ⌘P on a Mac): the printout "
+            f"holds the questions alone, on A4 or US Letter. The answers and worked solutions are "
+            f"on the [answer key]({key_link}#{sheet.stem}).\n{{ .abh-ws-screen }}\n"
+        ),
         '<div class="abh-worksheet">',
-        '<p class="abh-ws-name"><span>Name:</span><span class="abh-ws-line"></span>'
-        '<span>Date:</span><span class="abh-ws-line abh-ws-short"></span></p>',
+        (
+            '<p class="abh-ws-name"><span>Name:</span><span class="abh-ws-line"></span>'
+            '<span>Date:</span><span class="abh-ws-line abh-ws-short"></span></p>'
+        ),
     ]
     for found in sheet.exercises:
-        question = inline(relinked(found.exercise.question, source_uri=sheet.uri, page_uri=page_uri))
+        question = inline(
+            relinked(found.exercise.question, source_uri=sheet.uri, page_uri=page_uri)
+        )
         uid = f"ws-exercise-{found.number}"
         rows += [
             f'<section class="abh-ws-exercise" id="{uid}" aria-labelledby="{uid}-title">',
             f'<h2 class="abh-ws-title" id="{uid}-title">Exercise {found.number}</h2>',
             f'<p class="abh-ws-question">{question}</p>',
             '<div class="abh-ws-answers">',
-            *(
-                _blank_row(answer, inline, sheet.uri, page_uri)
-                for answer in found.exercise.answers
-            ),
+            *(_blank_row(answer, inline, sheet.uri, page_uri) for answer in found.exercise.answers),
             "</div>",
             '<div class="abh-ws-room"><span class="abh-ws-room-label">Working</span></div>',
             "</section>",
@@ -223,24 +226,32 @@ def worksheet_body(sheet: LessonSheet, *, page_uri: str, inline: Convert) -> str
     return "\n".join(rows) + "\n"
 
 
-def key_body(sheets: Sequence[LessonSheet], *, page_uri: str, inline: Convert, block: Convert) -> str:
+def key_body(
+    sheets: Sequence[LessonSheet], *, page_uri: str, inline: Convert, block: Convert
+) -> str:
     """The answer key: every lesson's exercises with answers, hints, mistakes and solutions."""
     here = posixpath.dirname(page_uri)
     rows = [
-        "Every exercise of the book with its answers, hints, the common mistakes the pages "
-        "recognise and the worked solution, lesson by lesson. Printed, each lesson starts a "
-        "new sheet, so that one lesson's key can be printed alone. The drawn exercises of "
-        "\"New numbers\" carry their own answers on their lesson's page.\n{ .abh-ws-screen }\n",
+        (
+            "Every exercise of the book with its answers, hints, the common mistakes the pages "
+            "recognise and the worked solution, lesson by lesson. Printed, each lesson starts a "
+            "new sheet, so that one lesson's key can be printed alone. The drawn exercises of "
+            '"New numbers" carry their own answers on their lesson\'s page.\n{ .abh-ws-screen }\n'
+        ),
     ]
     for sheet in sheets:
         lesson_link = posixpath.relpath(sheet.uri, here)
         sheet_link = posixpath.relpath(worksheet_uri(sheet.uri), here)
         rows += [
-            f'<h2 class="abh-key-lesson" id="{sheet.stem}">Lesson {sheet.number}: '
-            f"{html.escape(sheet.title)}</h2>\n",
+            (
+                f'<h2 class="abh-key-lesson" id="{sheet.stem}">Lesson {sheet.number}: '
+                f"{html.escape(sheet.title)}</h2>\n"
+            ),
             f"[The lesson]({lesson_link}) · [its worksheet]({sheet_link})\n{{ .abh-ws-screen }}\n",
         ]
-        rows += [_key_exercise(found, sheet, page_uri, inline, block) + "\n" for found in sheet.exercises]
+        rows += [
+            _key_exercise(found, sheet, page_uri, inline, block) + "\n" for found in sheet.exercises
+        ]
     return "\n".join(rows)
 
 
@@ -252,22 +263,33 @@ def _blank_row(answer: Answer, inline: Convert, source_uri: str, page_uri: str) 
     """One answer's label and its blanks: one per entry, in brackets for a vector or matrix."""
     label = inline(relinked(answer.label, source_uri=source_uri, page_uri=page_uri))
     shape = answer.answer.shape
-    approx = ['<span class="abh-ws-approx">≈</span>' if e.approximate else "" for e in answer.answer.entries]
+    approx = [
+        '<span class="abh-ws-approx">≈</span>' if e.approximate else ""
+        for e in answer.answer.entries
+    ]
     blank = '<span class="abh-ws-blank"></span>'
+
+    def row(cells: list[str], opening: str, closing: str) -> list[str]:
+        """Entries that wrap between, not inside, each other; the brackets on the ends."""
+        last = len(cells) - 1
+        return [
+            f'<span class="abh-ws-entry">{opening if k == 0 else ""}{cell}'
+            f"{closing if k == last else ','}</span>"
+            for k, cell in enumerate(cells)
+        ]
+
+    entries = [a + blank for a in approx]
     if not shape:
-        cells = approx[0] + blank
+        cells = entries[0]
     elif len(shape) == 1:
-        cells = "(" + ", ".join(a + blank for a in approx) + ")"
+        cells = " ".join(row(entries, "(", ")"))
     else:
         rows, columns = shape
-        cells = (
-            "["
-            + ", ".join(
-                "[" + ", ".join(approx[r * columns + c] + blank for c in range(columns)) + "]"
-                for r in range(rows)
-            )
-            + "]"
-        )
+        parts = []
+        for r in range(rows):
+            opening, closing = "[[" if r == 0 else "[", "]]" if r == rows - 1 else "],"
+            parts += row(entries[r * columns : (r + 1) * columns], opening, closing)
+        cells = " ".join(parts)
     return (
         f'<p class="abh-ws-answer"><span class="abh-ws-label">{label}</span>: '
         f'<span class="abh-ws-cells">{cells}</span></p>'
@@ -314,5 +336,3 @@ def _key_exercise(
         "</section>",
     ]
     return "\n".join(parts)
-
-
