@@ -311,7 +311,8 @@ def _key_exercise(
         for a in exercise.answers
     )
     parts = [
-        f'<section class="abh-key-exercise" id="{uid}" aria-labelledby="{uid}-title">',
+        # named by the lesson's title and its own: "Exercise 1" alone repeats on the key
+        f'<section class="abh-key-exercise" id="{uid}" aria-labelledby="{sheet.stem} {uid}-title">',
         f'<h3 id="{uid}-title">Exercise {found.number}</h3>',
         f'<p class="abh-ws-question">{inline(md(exercise.question))}</p>',
         f'<p class="abh-key-head">Answers</p><ul class="abh-key-answers">{answers}</ul>',
