@@ -187,7 +187,7 @@ def _weighted_output(rng: Mulberry32) -> _Drawing:
         p = rng.integer(1, denominator - 2)
         q = rng.integer(1, denominator - 1 - p)
         weights = [Fraction(p, denominator), Fraction(q, denominator)]
-        weights.append(1 - sum(weights))
+        weights.append(Fraction(denominator - p - q, denominator))
         values = [
             [w.denominator * rng.integer(0, LARGEST_VALUE // w.denominator) for _ in range(2)]
             for w in weights
@@ -195,7 +195,8 @@ def _weighted_output(rng: Mulberry32) -> _Drawing:
         if sorted(weights)[1] == max(weights):
             continue  # no single largest weight
         output = tuple(
-            sum(w * v[c] for w, v in zip(weights, values, strict=True)) for c in range(2)
+            sum((w * v[c] for w, v in zip(weights, values, strict=True)), Fraction(0))
+            for c in range(2)
         )
         heaviest = tuple(Fraction(x) for x in values[weights.index(max(weights))])
         average = tuple(Fraction(sum(v[c] for v in values), 3) for c in range(2))

@@ -108,7 +108,7 @@ def front_matter(title: str, description: str) -> str:
 
     Examples
     --------
-    >>> print(front_matter("Answer key", "Every answer."))
+    >>> print(front_matter("Answer key", "Every answer."), end="")
     ---
     title: "Answer key"
     description: "Every answer."
