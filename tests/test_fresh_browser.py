@@ -22,9 +22,7 @@ from pathlib import Path
 import pytest
 from axe_core import violations_report
 from browser_pages import TWO_FRAMES
-from csp_spy import SPY as CSP_SPY
 from csp_spy import violations
-from storage_spy import SPY as STORAGE_SPY
 from test_exercise_browser import SETTLED, UNRELATED, page_url
 from test_fresh_numbers import SEEDS, written_exercise
 from test_quiz_browser import SNAPSHOT, words
@@ -180,15 +178,6 @@ STATE = """
   };
 }
 """
-
-
-@pytest.fixture(scope="module")
-def spied_tab(browser):
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-    context.add_init_script(STORAGE_SPY)
-    context.add_init_script(CSP_SPY)
-    yield context.new_page()
-    context.close()
 
 
 def _typed(answers) -> list[str]:
