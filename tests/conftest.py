@@ -32,6 +32,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import axe_core
 import fork_server
@@ -332,6 +333,19 @@ def axe() -> axe_core.Axe:
             pytest.fail(f"CI=true and {reason}")
         pytest.skip(reason)
     return axe_core.Axe(axe_core.SCRIPT.read_text(encoding="utf-8"), axe_core.locked_version())
+
+
+@pytest.fixture(scope="module")
+def spied_tab(browser: Any) -> Iterator[Any]:
+    """One tab for every page of a module, with the storage and CSP spies (the exercises' tests)."""
+    from csp_spy import SPY as CSP_SPY
+    from storage_spy import SPY as STORAGE_SPY
+
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    context.add_init_script(STORAGE_SPY)
+    context.add_init_script(CSP_SPY)
+    yield context.new_page()
+    context.close()
 
 
 @pytest.fixture(scope="session")

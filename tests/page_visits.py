@@ -46,6 +46,9 @@ import pytest
 from browser_pages import PALETTES, TWO_FRAMES
 from csp_spy import SPY, violations, watch_console
 
+from attention_by_hand.book.exercise import exercise_blocks
+from attention_by_hand.book.worksheets import KEY_URI, worksheet_uri
+
 ROOT = Path(__file__).resolve().parents[1]
 #: The widths axe checks each page at: a desktop and the narrowest phone.
 WIDTHS = (1200, 320)
@@ -64,14 +67,23 @@ def book_pages(docs: Path = ROOT / "docs") -> list[str]:
 
     A page of each Markdown file under docs/ and of each notebook
     (``notebooks/*.py``, mkdocs-jupyter's ``include`` in mkdocs.yml), at its
-    directory URL; and the theme's ``404.html``.
+    directory URL; the worksheets and the answer key the build makes from the
+    lessons' exercises (attention_by_hand/book/worksheets.py); and the
+    theme's ``404.html``.
     """
     sources = sorted(docs.rglob("*.md")) + sorted(docs.glob("notebooks/*.py"))
     pages = []
     for source in sources:
         url = source.relative_to(docs).with_suffix("").as_posix()
         pages.append("" if url == "index" else url.removesuffix("/index") + "/")
-    return sorted([*pages, "404.html"])
+    # the worksheet of each lesson with exercises, and the answer key (made by the build)
+    sheets = [
+        worksheet_uri(f"lessons/{lesson.name}")
+        for lesson in sorted(docs.glob("lessons/*.md"))
+        if exercise_blocks(lesson.read_text(encoding="utf-8"))
+    ]
+    generated = [uri.removesuffix(".md") + "/" for uri in [*sheets, *([KEY_URI] if sheets else [])]]
+    return sorted([*pages, *generated, "404.html"])
 
 
 def page_id(path: str) -> str:

@@ -515,9 +515,13 @@ def test_every_blank_is_a_labelled_input_with_an_id_of_its_own() -> None:
     ids = [values["id"] for _, values in tags if "id" in values]
     assert len(ids) == len(set(ids))
     assert all(i.startswith("exercise-1") for i in ids)
-    inputs = [values for tag, values in tags if tag == "input"]
+    every = [values for tag, values in tags if tag == "input"]
+    inputs = [values for values in every if values.get("class") == "abh-ex-input"]
     assert len(inputs) == 1 + 2 + 4  # a number, a vector of 2, a 2 x 2 matrix
     labels_for = {values["for"] for tag, values in tags if tag == "label"}
+    # and the number of a fresh exercise ("new numbers:"), labelled too
+    assert [v["id"] for v in every if v not in inputs] == ["exercise-1-seed"]
+    assert "exercise-1-seed" in labels_for
     for blank in inputs:
         assert blank["type"] == "text"
         if blank["id"] in labels_for:

@@ -23,9 +23,7 @@ from urllib.parse import urlparse
 import pytest
 from axe_core import violations_report
 from browser_pages import TWO_FRAMES
-from csp_spy import SPY as CSP_SPY
 from csp_spy import violations
-from storage_spy import SPY as STORAGE_SPY
 from test_accessibility import tab_to
 from test_answers import CHECKED, JUDGED, READ, REFUSED
 from test_quiz_browser import SNAPSHOT, shows, words
@@ -254,16 +252,6 @@ EXERCISE_STATE = """
   };
 }
 """
-
-
-@pytest.fixture(scope="module")
-def spied_tab(browser):
-    """One tab for every page of this module, with the storage and CSP spies."""
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-    context.add_init_script(STORAGE_SPY)
-    context.add_init_script(CSP_SPY)
-    yield context.new_page()
-    context.close()
 
 
 def _type_all(exercise, texts: list[str]) -> None:

@@ -9,6 +9,9 @@
  *   window.abhAnswers.judge(reading, expected) -> "right" | "not yet" |
  *                                            "fewer places" | "more places"
  *   window.abhAnswers.check(texts, answer) -> {right, entries, mistake}
+ *   window.abhAnswers.rational(n, d), add, times, divide, equal, text:
+ *                                            the exact rationals ({n, d} of BigInt,
+ *                                            reduced), which fresh.js computes with
  *
  * `answer` is what the build writes into each exercise's JSON (and what a
  * generator of fresh numbers makes): {shape, entries: [{value: "n/d",
@@ -62,6 +65,10 @@
   }
   function add(a, b) { return rational(a.n * b.d + b.n * a.d, a.d * b.d); }
   function times(a, b) { return rational(a.n * b.n, a.d * b.d); }
+  function divide(a, b) {
+    if (b.n === 0n) throw new RangeError("division by zero");
+    return rational(a.n * b.d, a.d * b.n);
+  }
   function equal(a, b) { return a.n === b.n && a.d === b.d; }
   /* "n/d", or "n" for an integer: Python's str(Fraction). */
   function text(r) { return r.d === 1n ? String(r.n) : r.n + "/" + r.d; }
@@ -209,6 +216,11 @@
     check: check,
     text: text,
     fromText: fromText,
+    rational: rational,
+    add: add,
+    times: times,
+    divide: divide,
+    equal: equal,
     morePlaces: morePlaces,
     RIGHT: RIGHT,
     NOT_YET: NOT_YET,

@@ -11,6 +11,11 @@
  * and entries are right, a listed mistake's message, or what could not be
  * read. Reset clears the blanks, the marks, the feedback and the hints.
  *
+ * window.abhExercise.replace(root, drawn) puts a drawn exercise of the same
+ * shape in place of the written one (fresh.js: "New numbers"): its question,
+ * hints, mistakes' messages, answers and worked solution, all set as text;
+ * window.abhExercise.restore(root) brings the written one back. Both reset.
+ *
  * Nothing is stored (no localStorage, sessionStorage, cookie or IndexedDB)
  * and nothing is sent: the answers live in the page until it is closed.
  */
@@ -34,6 +39,27 @@
     if (status === A.FEWER) return A.FEWER_PLACES;
     if (status === A.MORE) return A.morePlaces(places);
     return status; /* the reader's problem: "type a number", "use a dot for decimals" ... */
+  }
+
+  /* Each exercise's replace() and restore(), by its root element. */
+  var controllers = new WeakMap();
+
+  /* A drawn solution as nodes: paragraphs {lead, text} and lists {items}. */
+  function solutionNodes(blocks) {
+    return blocks.map(function (block) {
+      if (block.items) {
+        var list = el("ul");
+        block.items.forEach(function (item) { list.appendChild(el("li", null, item)); });
+        return list;
+      }
+      var p = el("p");
+      if (block.lead) {
+        p.appendChild(el("strong", null, block.lead));
+        p.appendChild(document.createTextNode(" "));
+      }
+      p.appendChild(document.createTextNode(block.text));
+      return p;
+    });
   }
 
   function initExercise(root) {
@@ -154,12 +180,16 @@
       }
     }
 
-    function onReset() {
+    function clear() {
       answers.forEach(function (answer) {
         answer.inputs.forEach(function (input) { input.value = ""; mark(input, null); });
       });
       feedback.textContent = "";
       showHints(0);
+    }
+
+    function onReset() {
+      clear();
       answers[0].inputs[0].focus();
     }
 
@@ -183,9 +213,85 @@
       });
       hints.forEach(function (li) { li.tabIndex = -1; });
     }
+    /* The written exercise, to come back to; a drawn one replaces these parts. */
+    var question = root.querySelector(".abh-ex-question");
+    var title = question.querySelector(".abh-ex-title");
+    var solution = root.querySelector("details.abh-ex-solution");
+    var shownAnswers = solution.querySelector(".abh-ex-answers");
+    var worked = solution.querySelector(".abh-ex-worked");
+    var mistakes = root.querySelector(".abh-ex-mistakes");
+    if (!mistakes) {
+      mistakes = el("div", "abh-ex-mistakes");
+      mistakes.hidden = true;
+      root.insertBefore(mistakes, root.querySelector("script.abh-ex-data"));
+    }
+    var written = {
+      question: Array.prototype.slice.call(question.childNodes, 1),
+      hints: hints.map(function (li) { return Array.prototype.slice.call(li.childNodes); }),
+      shown: Array.prototype.slice.call(shownAnswers.childNodes),
+      worked: Array.prototype.slice.call(worked.childNodes),
+      mistakes: Array.prototype.slice.call(mistakes.childNodes),
+      specs: answers.map(function (answer) { return answer.spec; })
+    };
+
+    function fill(node, children) {
+      node.textContent = "";
+      children.forEach(function (child) { node.appendChild(child); });
+    }
+
+    function load(content) {
+      fill(question, [title].concat(content.question));
+      hints.forEach(function (li, k) { fill(li, content.hints[k]); });
+      fill(shownAnswers, content.shown);
+      fill(worked, content.worked);
+      fill(mistakes, content.mistakes);
+      answers.forEach(function (answer, i) { answer.spec = content.specs[i]; });
+      clear();
+    }
+
+    function replace(drawn) {
+      var same = drawn.answers.length === answers.length && drawn.hints.length === hints.length &&
+        drawn.answers.every(function (a, i) { return a.spec.entries.length === answers[i].inputs.length; });
+      if (!same) {
+        throw new Error("the drawn exercise has another shape of answers or number of hints than " +
+          "the written one (" + root.id + ")");
+      }
+      load({
+        question: [document.createTextNode(" " + drawn.question)],
+        hints: drawn.hints.map(function (hint) { return [document.createTextNode(hint)]; }),
+        shown: drawn.answers.map(function (a) {
+          var li = el("li");
+          li.appendChild(el("span", "abh-ex-label", a.label));
+          li.appendChild(document.createTextNode(": "));
+          li.appendChild(el("span", "abh-ex-value", a.text));
+          return li;
+        }),
+        worked: solutionNodes(drawn.solution),
+        mistakes: drawn.answers.reduce(function (all, a, i) {
+          return all.concat(a.messages.map(function (message, m) {
+            var p = el("p", null, message);
+            p.dataset.mistake = i + "-" + m;
+            return p;
+          }));
+        }, []),
+        specs: drawn.answers.map(function (a) { return a.spec; })
+      });
+    }
+
+    controllers.set(root, { replace: replace, restore: function () { load(written); } });
     blanks.hidden = false;
     root.dataset.abhReady = "true";
   }
+
+  function controller(root) {
+    var found = controllers.get(root);
+    if (!found) throw new Error("not an exercise the script has started: " + (root && root.id));
+    return found;
+  }
+  window.abhExercise = {
+    replace: function (root, drawn) { controller(root).replace(drawn); },
+    restore: function (root) { controller(root).restore(); }
+  };
 
   function start() {
     document.querySelectorAll(".abh-exercise").forEach(initExercise);

@@ -57,6 +57,7 @@ from attention_by_hand.book.fences import (
     near_miss_fences,
     one_edit_apart,
 )
+from attention_by_hand.book.fresh_numbers import SEED_MAX, SEED_MIN, SKILLS
 
 __all__ = [
     "INFO",
@@ -70,6 +71,7 @@ __all__ = [
     "exercise_blocks",
     "is_exercise_info",
     "near_miss_error",
+    "no_blank_lines",
     "page_exercises",
     "parse_exercise",
     "render_exercise",
@@ -79,13 +81,6 @@ __all__ = [
 
 #: The info string of an exercise fence (in any case).
 INFO = "exercise"
-#: The skills a ``new numbers:`` line may name: each has a generator of fresh numbers.
-SKILLS = (
-    "weights-from-exponentials",
-    "weighted-output",
-    "masked-renormalisation",
-    "online-softmax-block",
-)
 #: The keys of the lines that are not ``?``, ``=`` or ``!``.
 KEYS = ("hint", "solution", "new numbers")
 PRIVACY_NOTE = "Nothing you type is stored or sent."
@@ -737,6 +732,7 @@ def render_exercise(
             f'<p class="abh-ex-question"><strong class="abh-ex-title">Exercise {number}.</strong> '
             f"{inline(exercise.question)}</p>"
         ),
+        *([_fresh_control(uid)] if exercise.new_numbers else []),
         f'<fieldset class="abh-ex-blanks" hidden><legend>Your answer to exercise {number}</legend>',
         f'<p class="abh-ex-rule">{html.escape(rule_sentence(exercise))} {PRIVACY_NOTE}</p>',
     ]
@@ -771,7 +767,7 @@ def render_exercise(
     rows.append(
         '<details class="abh-ex-solution"><summary>Answer and worked solution</summary>'
         f'<ul class="abh-ex-answers">{shown}</ul>'
-        f'<div class="abh-ex-worked">{_no_blank_lines(block(exercise.solution))}</div></details>'
+        f'<div class="abh-ex-worked">{no_blank_lines(block(exercise.solution))}</div></details>'
     )
     messages = [
         f'<p data-mistake="{i}-{m}">{inline(mistake.message)}</p>'
@@ -783,6 +779,23 @@ def render_exercise(
     payload = json.dumps(_checker_data(exercise), separators=(",", ":")).replace("</", "<\\/")
     rows += [f'<script type="application/json" class="abh-ex-data">{payload}</script>', "</div>"]
     return "\n".join(rows)
+
+
+def _fresh_control(uid: str) -> str:
+    """The "New numbers" control, hidden until ``docs/javascripts/fresh.js`` shows it."""
+    return (
+        '<div class="abh-ex-fresh" hidden><p class="abh-ex-fresh-actions">'
+        '<button type="button" class="md-button" data-action="new-numbers">New numbers</button>'
+        '<button type="button" class="md-button" data-action="page-numbers" hidden>'
+        "The page&#x27;s numbers</button></p>"
+        f'<p class="abh-ex-fresh-seed"><label for="{uid}-seed">Or type the number of an '
+        f"exercise, from {SEED_MIN} to {SEED_MAX}, to get it back:</label> "
+        f'<input type="text" id="{uid}-seed" class="abh-ex-seed" inputmode="numeric" '
+        'autocomplete="off" spellcheck="false"> '
+        '<button type="button" class="md-button" data-action="seed">Show it</button></p>'
+        f'<p class="abh-ex-fresh-status" id="{uid}-fresh-status" role="status" '
+        'aria-live="polite"></p></div>'
+    )
 
 
 def _blanks(answer: Answer, aid: str, index: int, inline: Callable[[str], str]) -> str:
@@ -860,6 +873,6 @@ def _checker_data(exercise: Exercise) -> dict[str, object]:
     }
 
 
-def _no_blank_lines(rendered: str) -> str:
+def no_blank_lines(rendered: str) -> str:
     """HTML without blank lines, so that it stays one raw HTML block in the page's Markdown."""
     return re.sub(r"\n[ \t]*\n+", "\n", rendered.strip())

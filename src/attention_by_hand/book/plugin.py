@@ -78,6 +78,7 @@ class Libraries:
     calculator_html: ModuleType  # [[calculator: name]] as HTML: the cache-memory calculator
     model_demo_html: ModuleType  # [[model: name]] as HTML: lesson 12's trained model, live
     trained_models: ModuleType  # the models the book trains, kept in the build cache
+    worksheets: ModuleType  # each lesson's exercises to print, and the book's answer key
     sources: ModuleType  # the record of sources, [[sources]] as HTML
     lessons: ModuleType  # the lesson template check, the "Next" link, the source revision
     pages: ModuleType  # page titles and front matter
@@ -116,6 +117,7 @@ class BookPlugin(BasePlugin[BookConfig]):
         self.sources: dict[str, Source] = {}
         self.citations: Citations | None = None
         self.page_urls: dict[str, str] = {}
+        self.worksheet_lessons: dict[str, str] = {}  # worksheet page -> its lesson
         self.nav_order: list[str] = []
         self.page_titles: dict[str, str] = {}
         self.restore_cell_ids: Callable[[], None] | None = None
@@ -223,7 +225,9 @@ class BookPlugin(BasePlugin[BookConfig]):
         # 4. the notebooks, in the background (on_pre_page waits for them)
         for file in notebooks:
             self._start_notebook(file, config, files)
-        # 5. every figure, in both palettes
+        # 5. a worksheet for each lesson with exercises, and the answer key
+        self._add_worksheets(files, config)
+        # 6. every figure, in both palettes
         svgs, self.figure_sizes = lib.figure_pages.draw_figures(
             lib.registry.FIGURES,
             lib.registry.PALETTE_NAMES,
@@ -274,6 +278,8 @@ class BookPlugin(BasePlugin[BookConfig]):
     ) -> str:
         """Figures, the lesson check and its "Next" link, sources, demos, the model, exercises, quizzes."""
         lib, uri = self.lib, page.file.src_uri
+        if lib.worksheets.is_generated(uri):
+            return self._worksheet_page(page, config, files)
         markdown = lib.figure_pages.replace_figure_markers(
             markdown,
             page=uri,
@@ -284,6 +290,7 @@ class BookPlugin(BasePlugin[BookConfig]):
         )
         if lib.lessons.is_lesson(uri, self.config.lessons):
             markdown = self._check_lesson(markdown, page, config, files)
+            markdown = lib.worksheets.add_print_link(markdown, lesson_uri=uri)
         markdown = lib.sources.replace_source_markers(
             markdown,
             page=uri,
@@ -623,6 +630,58 @@ class BookPlugin(BasePlugin[BookConfig]):
             self.lib.quiz.inline_markdown(extensions, settings, prepare=prepare),
             self.lib.quiz.block_markdown(extensions, settings, prepare=prepare),
         )
+
+    def _add_worksheets(self, files: Files, config: MkDocsConfig) -> None:
+        """Add a worksheet page for each lesson with exercises, and the answer key.
+
+        The pages exist only in the build; their bodies are made in
+        on_page_markdown (:meth:`_worksheet_page`), from the lessons' blocks.
+        """
+        worksheets, pages = self.lib.worksheets, self.lib.pages
+        self.worksheet_lessons = {}
+        for file in list(files.documentation_pages()):
+            uri = file.src_uri
+            if not self.lib.lessons.is_lesson(uri, self.config.lessons):
+                continue
+            if not self.lib.exercise.exercise_blocks(file.content_string):
+                continue
+            title = pages.page_title(uri, file.content_string)
+            sheet = worksheets.worksheet_uri(uri)
+            self.worksheet_lessons[sheet] = uri
+            content = worksheets.front_matter(
+                f"Worksheet: {title}",
+                f"The exercises of the lesson {title!r}, to print, with room to write.",
+            )
+            files.append(File.generated(config, sheet, content=content))
+        if self.worksheet_lessons:
+            content = worksheets.front_matter(
+                "Answer key", "Every exercise of the book with its answers and worked solution."
+            )
+            files.append(File.generated(config, worksheets.KEY_URI, content=content))
+
+    def _worksheet_page(self, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """The Markdown of a worksheet or of the answer key, from the lessons' exercise blocks."""
+        worksheets, uri = self.lib.worksheets, page.file.src_uri
+        sheets = []
+        lessons = [u for u in self.nav_order if self.lib.lessons.is_lesson(u, self.config.lessons)]
+        for number, lesson in enumerate(lessons, start=1):
+            if lesson not in self.worksheet_lessons.values():
+                continue
+            file = files.get_file_from_path(lesson)
+            if file is None:
+                continue
+            found = self.lib.exercise.page_exercises(
+                file.content_string, self._source_path(file, config)
+            )
+            sheets.append(
+                worksheets.LessonSheet(lesson, self.page_titles[lesson], number, tuple(found))
+            )
+        inline, block = self._markdown_converters(page, config, files)
+        if uri == worksheets.KEY_URI:
+            return str(worksheets.key_body(sheets, page_uri=uri, inline=inline, block=block))
+        lesson = self.worksheet_lessons[uri]
+        (sheet,) = [s for s in sheets if s.uri == lesson]
+        return str(worksheets.worksheet_body(sheet, page_uri=uri, inline=inline))
 
     def _check_lesson(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """The lesson template check, then the "Next" link if the body has none."""
