@@ -18,17 +18,27 @@ values the code computed. It fails when
   number in the text but not in the check, or the other way round);
 * the numbers differ from the computed values (the maths changed).
 
-Each message names the page, the line and both values. Numbers are compared
-exactly when both sides are rational (``int`` or ``fractions.Fraction``), and
-within the rounding of the written number otherwise (``0.33`` matches
-``1/3``: it is within half a unit of the last written place; a tie such as
-0.75 written ``0.8`` is rejected, since it could round either way).
+Each message names the page, the line and both values (outside a page, as
+here, the place is "this check")::
+
+    >>> try:
+    ...     claim("a score of −0.25", 0.25)
+    ... except ClaimError as refused:
+    ...     print(refused)
+    this check: the prose says −0.25 but the code computes 0.25 (in 'a score of −0.25')
+
+Numbers are compared exactly when both sides are rational (``int`` or
+``fractions.Fraction``), and within the rounding of the written number
+otherwise (``0.33`` matches ``1/3``: it is within half a unit of the last
+written place; a tie such as 0.75 written ``0.8`` is rejected, since it
+could round either way).
 
 The number reader
 -----------------
 :data:`NUMBER` and :func:`numbers_in` are the book's one reader of numbers in
-text; :func:`claim`, the coverage test (``tests/test_lesson_claims.py``) and
-the check of code comments all use it. It reads
+text; :func:`claim`, the coverage check of every page
+(:mod:`attention_by_hand.book.coverage`) and the check of code comments all
+use it. It reads
 
 * integers and decimals: ``4``, ``0.75``;
 * a leading sign, ``-`` or the minus sign ``−`` (U+2212): ``−0.25``;
@@ -412,11 +422,9 @@ def claim(fragment: str, *values: Any, _example: Example | None = None) -> None:
 
     Examples
     --------
+    A check that holds returns nothing (the module docstring shows one that fails):
+
     >>> claim("the weights 0.75 and 0.25", [3 / 4, 1 / 4])
-    >>> claim("the score is −0.25 then", 0.25)
-    Traceback (most recent call last):
-    ...
-    attention_by_hand.book.prose.ClaimError: this check: the prose says −0.25 but the code computes 0.25 (in 'the score is −0.25 then')
     """
     __tracebackhide__ = True
     if not isinstance(fragment, str) or not fragment.strip():
