@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from sybil import Sybil
-from sybil.integration.pytest import SybilFile
+from sybil.integration.pytest import SybilFile, SybilItem
 from sybil.parsers.rest import DocTestParser
 
 from attention_by_hand.book.page_check import BOOK_ERRORS, Book, check_page, read_book
@@ -56,11 +56,33 @@ class CheckedPage(SybilFile):
         text = self.path.read_text(encoding="utf-8")
         # with a block never closed, Sybil's parser would stop the collection;
         # the page check names the block instead
-        if self.path.suffix == ".md" and unclosed_invisible_block(text) is None:
-            yield from super().collect()
+        if self.path.suffix != ".md" or unclosed_invisible_block(text) is not None:
+            return
+        for sybil in self.sybils:
+            document = sybil.parse(self.path)
+            self.documents.append(document)
+            for example in document.examples():
+                yield PageExample.from_parent(self, sybil=sybil, example=example)
 
 
-class PageCheck(pytest.Item):
+class ShortReport:
+    """A mistake in a page is reported as its message alone (``--tb=long``: the traceback)."""
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None):  # type: ignore[no-untyped-def]
+        options = self.config.option  # type: ignore[attr-defined]
+        if not isinstance(excinfo.value, BOOK_ERRORS) or options.tbstyle in ("long", "native"):
+            return super().repr_failure(excinfo, style)  # type: ignore[misc]
+        report = excinfo.getrepr(style="value", chain=False)
+        if report.reprcrash is not None:
+            # the summary line: the message, not the error's module path, and
+            # not the file again, which the test's id names already
+            path = Path(os.path.relpath(self.path, self.config.rootpath)).as_posix()  # type: ignore[attr-defined]
+            message = str(excinfo.value).removeprefix(f"{path}, ").removeprefix(f"{path}: ")
+            report.reprcrash.message = message
+        return report
+
+
+class PageCheck(ShortReport, pytest.Item):
     """Every check of the page that needs no build, in order, stopping at the first that fails."""
 
     def runtest(self) -> None:
@@ -70,24 +92,5 @@ class PageCheck(pytest.Item):
         return self.path, 0, f"{self.path.name}: page check"
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> object:
-    """A mistake in a page is reported as its message alone (``--tb=long``: the traceback)."""
-    report = yield
-    error = call.excinfo
-    style = item.config.option.tbstyle
-    if (
-        report.failed
-        and error is not None
-        and isinstance(error.value, BOOK_ERRORS)
-        and style not in ("long", "native")
-        and not item.config.option.fulltrace
-    ):
-        report.longrepr = error.getrepr(style="value", chain=False)
-        if report.longrepr.reprcrash is not None:
-            # the summary line: the message, not the error's module path, and
-            # not the file again, which the test's id names already
-            path = Path(os.path.relpath(item.path, item.config.rootpath)).as_posix()
-            message = str(error.value).removeprefix(f"{path}, ").removeprefix(f"{path}: ")
-            report.longrepr.reprcrash.message = message
-    return report
+class PageExample(ShortReport, SybilItem):
+    """One Python block of the page (Sybil's item): its claim() checks and its shown output."""

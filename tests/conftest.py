@@ -28,20 +28,18 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import axe_core
-import fork_server
 import pytest
 from hypothesis import settings
-from project import STALE_PAGE, TIER_VARIABLE, copy_for_build, require_tier
+from project import STALE_PAGE, TIER_VARIABLE, copy_for_build, require_tier, source_date_epoch
 from xdist.scheduler import LoadScopeScheduling
 
 #: The ``page_visits`` fixture: each page visited once per palette in Chromium.
-pytest_plugins = ["page_visits"]
+pytest_plugins = ["page_visits", "pytester"]
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -197,17 +195,6 @@ def _shared_build(
     return site
 
 
-@functools.cache
-def source_date_epoch() -> str | None:
-    """``SOURCE_DATE_EPOCH`` for test builds: the environment's, else the last commit's time."""
-    if os.environ.get("SOURCE_DATE_EPOCH"):
-        return os.environ["SOURCE_DATE_EPOCH"]
-    result = subprocess.run(
-        ["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True, check=False
-    )
-    return result.stdout.strip() if result.returncode == 0 and result.stdout.strip() else None
-
-
 def build_site(destination: Path, *extra: str, env: dict[str, str] | None = None) -> Path:
     """Run ``mkdocs build --strict`` into `destination`; fail the test on error.
 
@@ -239,30 +226,6 @@ def _build_over_a_stale_site(site: Path) -> None:
     site.mkdir(parents=True)
     (site / STALE_PAGE).write_text("left over from an older build", encoding="utf-8")
     build_site(site)
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _fork_server(request: pytest.FixtureRequest) -> Iterator[None]:
-    """The session's fork server for the runs in copies (tests/fork_server.py).
-
-    Started when a test of the session is marked ``build`` (each pytest-xdist
-    worker has its own), on Linux; :func:`project.run_in_copy` finds it in
-    :data:`fork_server.VARIABLE`.
-    """
-    builds = any(item.get_closest_marker("build") for item in request.session.items)
-    if not builds or not hasattr(os, "pidfd_open"):
-        yield
-        return
-    # a short path: a Unix socket's may not exceed 107 bytes
-    with (
-        tempfile.TemporaryDirectory(prefix="abh-fork-") as folder,
-        fork_server.started(Path(folder)) as address,
-    ):
-        os.environ[fork_server.VARIABLE] = address
-        try:
-            yield
-        finally:
-            del os.environ[fork_server.VARIABLE]
 
 
 @pytest.fixture(scope="session")
