@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import re
 import shutil
 import socket
 import subprocess
@@ -26,8 +25,8 @@ MADE = {".git", ".venv", "site", "site-offline", "node_modules", "__pycache__"}
 MADE |= {".pytest_cache", ".hypothesis", ".ruff_cache", ".mypy_cache", ".cache"}
 #: The build cache the copies share with the project (see attention_by_hand/book/build_cache.py).
 SHARED_CACHE = ROOT / ".cache" / "attention-by-hand"
-#: What `mkdocs build` reads.
-BUILD_INPUTS = ("mkdocs.yml", "docs", "overrides", "src")
+#: What a copy of the book holds: what ``mkdocs build`` and the page check read.
+COPIED = ("mkdocs.yml", "docs", "overrides", "src", "conftest.py", "pyproject.toml")
 
 #: A page left in the folder of the shared build before it runs, which the
 #: build must remove (tests/test_build.py: a good build replaces the previous site).
@@ -75,20 +74,19 @@ def project_files() -> list[Path]:
 
 
 def copy_for_build(destination: Path) -> Path:
-    """Copy what the build reads (mkdocs.yml, docs/, overrides/, src/) to `destination`.
+    """Copy what the build and the page check read (:data:`COPIED`) to `destination`.
 
-    Build the copy with :func:`run_in_copy`, which puts its ``src`` first, so
-    that its package, not the installed one, is imported. The package's
-    compiled modules come along with their sources' times (``shutil.copy2``),
-    so a run in the copy compiles only what the test changed.
+    Build or serve the copy with :func:`copy_environment`, which puts its
+    ``src`` first, so that its package, not the installed one, is imported.
+    The package's compiled modules come along with their sources' times
+    (``shutil.copy2``), so a run in the copy compiles only what a test changed.
     """
-    require_tier("build", "copies the book")
     destination.mkdir(parents=True, exist_ok=True)
-    for name in BUILD_INPUTS:
+    for name in COPIED:
         source = ROOT / name
         if source.is_dir():
             shutil.copytree(source, destination / name, ignore=shutil.ignore_patterns("*.egg-info"))
-        elif source.is_file():
+        else:
             shutil.copy2(source, destination / name)
     return destination
 
@@ -126,6 +124,31 @@ def run_in_copy(copy: Path, *args: str, timeout: float = 900) -> subprocess.Comp
     )
 
 
+def build_site(destination: Path, *extra: str, env: dict[str, str] | None = None) -> Path:
+    """Run ``mkdocs build --strict`` of the project into `destination`; fail the test on error.
+
+    Builds are dated by :func:`source_date_epoch`, as ``make`` dates them, so
+    two builds of the same commit are byte-identical (tests/test_reproducible.py).
+    """
+    import pytest
+
+    require_tier("build", "builds the site")
+    environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **(env or {})}
+    if source_date_epoch():
+        environment.setdefault("SOURCE_DATE_EPOCH", source_date_epoch())
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(destination), *extra],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        pytest.fail(f"mkdocs build --strict failed:\n{result.stdout}\n{result.stderr}")
+    return destination
+
+
 @functools.cache
 def source_date_epoch() -> str:
     """``SOURCE_DATE_EPOCH`` for test builds: the environment's, else the last commit's time.
@@ -139,34 +162,6 @@ def source_date_epoch() -> str:
         ["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True, check=False
     )
     return result.stdout.strip() if result.returncode == 0 else ""
-
-
-#: The toolchain's lock, written by `make lock` (pip-compile --generate-hashes)
-#: and installed by `make install` with --require-hashes.
-LOCK = ROOT / "requirements" / "test.txt"
-
-
-def normalized(name: str) -> str:
-    """A package name as PyPI compares names (PEP 503): ``Jinja2`` -> ``jinja2``."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def locked(lock: Path = LOCK) -> dict[str, tuple[str, list[str]]]:
-    """Each package of a pip-compile lock: normalized name -> (version, sha256 hashes).
-
-    A requirement line such as ``ruff==0.17.6 \\`` is followed by its
-    ``--hash=sha256:...`` lines; comments (``# via ...``) are skipped.
-    """
-    packages: dict[str, tuple[str, list[str]]] = {}
-    current: list[str] = []
-    for line in lock.read_text(encoding="utf-8").splitlines():
-        stripped = line.strip()
-        if match := re.match(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)", line):
-            current = []
-            packages[normalized(match[1])] = (match[2], current)
-        elif hashed := re.match(r"--hash=sha256:([0-9a-f]{64})", stripped):
-            current.append(hashed[1])
-    return packages
 
 
 class Server:

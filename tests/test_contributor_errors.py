@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from project import ROOT, copy_environment, edit
+from project import ROOT, copy_environment, copy_for_build, edit
 
 from attention_by_hand.book.sources import check_citations, load_sources
 
@@ -41,16 +41,6 @@ TEMPLATE = ROOT / "lesson-template.md"
 CONTRIBUTING = ROOT / "CONTRIBUTING.md"
 LESSON = "docs/lessons/contributing-example.md"
 EXAMPLE = LESSON.removeprefix("docs/")
-#: What a copy holds: what the page check and the build read.
-COPIED = (
-    "conftest.py",
-    "pyproject.toml",
-    "mkdocs.yml",
-    "lesson-template.md",
-    "docs",
-    "overrides",
-    "src",
-)
 #: The last lesson of the nav; the copy's new lessons come after it.
 LAST_LESSON = re.findall(
     r"^ +- (lessons/[\w-]+\.md)$", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.MULTILINE
@@ -98,13 +88,7 @@ UNBROKEN = TEMPLATE.read_text(encoding="utf-8").replace(
 @pytest.fixture
 def book(pytester: pytest.Pytester) -> Path:
     """A copy of the book, the lesson template copied in as a lesson, in pytester's folder."""
-    copy = pytester.path
-    for name in COPIED:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, copy / name, ignore=shutil.ignore_patterns("*.egg-info"))
-        else:
-            shutil.copy2(source, copy / name)
+    copy = copy_for_build(pytester.path)
     (copy / LESSON).write_text(UNBROKEN, encoding="utf-8")
     _add_to_nav(copy, EXAMPLE)
     return copy
@@ -640,7 +624,7 @@ def _follow_the_recipe(copy: Path) -> None:
     guide = CONTRIBUTING.read_text(encoding="utf-8")
     assert f"cp lesson-template.md {NEW_LESSON}" in guide
     assert "add the page to `nav:` in `mkdocs.yml` and set the `next:`" in guide
-    shutil.copyfile(copy / "lesson-template.md", copy / NEW_LESSON)
+    shutil.copyfile(TEMPLATE, copy / NEW_LESSON)
     _add_to_nav(copy, NEW_LESSON.removeprefix("docs/"))
     edit(
         copy / "docs" / LAST_LESSON, "next: notebooks/explore.py\n", "next: lessons/my-lesson.md\n"

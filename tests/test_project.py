@@ -14,10 +14,36 @@ from pathlib import Path
 import pytest
 from mkdocs.utils.yaml import yaml_load
 from packaging.requirements import Requirement
-from project import LOCK, locked, normalized
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+#: The toolchain's lock, written by `make lock` (pip-compile --generate-hashes)
+#: and installed by `make install` with --require-hashes.
+LOCK = ROOT / "requirements" / "test.txt"
+
+
+def normalized(name: str) -> str:
+    """A package name as PyPI compares names (PEP 503): ``Jinja2`` -> ``jinja2``."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def locked(lock: Path = LOCK) -> dict[str, tuple[str, list[str]]]:
+    """Each package of a pip-compile lock: normalized name -> (version, sha256 hashes).
+
+    A requirement line such as ``ruff==0.17.6 \\`` is followed by its
+    ``--hash=sha256:...`` lines; comments (``# via ...``) are skipped.
+    """
+    packages: dict[str, tuple[str, list[str]]] = {}
+    current: list[str] = []
+    for line in lock.read_text(encoding="utf-8").splitlines():
+        stripped = line.strip()
+        if match := re.match(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)", line):
+            current = []
+            packages[normalized(match[1])] = (match[2], current)
+        elif hashed := re.match(r"--hash=sha256:([0-9a-f]{64})", stripped):
+            current.append(hashed[1])
+    return packages
 
 
 def _fresh_machine_block() -> list[str]:

@@ -186,7 +186,9 @@ def read_book(root: Path) -> Book:
     for pattern in settings.get("include", []):
         book_pages |= {p.relative_to(docs).as_posix() for p in docs.glob(pattern) if p.is_file()}
     record = docs / str(settings.get("sources", sources.DATA_FILE))
-    data = yaml.safe_load(record.read_text(encoding="utf-8")) if record.is_file() else []
+    # libyaml's parser where PyYAML has it: the record is read for every page check
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    data = yaml.load(record.read_text(encoding="utf-8"), Loader=loader) if record.is_file() else []
     ids = [e["id"] for e in data or [] if isinstance(e, dict) and isinstance(e.get("id"), str)]
     return Book(
         root=root,
