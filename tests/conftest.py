@@ -31,6 +31,7 @@ import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import axe_core
 import pytest
@@ -162,15 +163,8 @@ def site_url(site_dir: Path) -> Iterator[str]:
     server.server_close()
 
 
-def chromium_or_skip() -> str:
-    """Path of Debian's Chromium; skip (fail under CI) when it is missing."""
-    path = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
-    if path:
-        return path
-    reason = (
-        "Debian's Chromium is not installed: run `apt-get install chromium` "
-        "(as root) to run the browser tests"
-    )
+def _missing(reason: str) -> NoReturn:
+    """Skip the test for `reason`; fail it under CI, where nothing may be missing."""
     if IN_CI:
         pytest.fail(f"CI=true and {reason}")
     pytest.skip(reason)
@@ -181,16 +175,16 @@ def axe() -> axe_core.Axe:
     """axe-core as tests/package-lock.json pins it; skip (fail under CI) when not installed."""
     reason = axe_core.missing_reason()
     if reason is not None:
-        if IN_CI:
-            pytest.fail(f"CI=true and {reason}")
-        pytest.skip(reason)
+        _missing(reason)
     return axe_core.Axe(axe_core.SCRIPT.read_text(encoding="utf-8"), axe_core.locked_version())
 
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
     """A headless Chromium (Debian's, never a downloaded one) driven by Playwright."""
-    path = chromium_or_skip()
+    path = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
+    if not path:
+        _missing("Debian's Chromium is not installed: run `apt-get install chromium` (as root)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

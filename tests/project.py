@@ -1,8 +1,8 @@
-"""The project's own files, and copies of them for the tests that build or serve one.
+"""Builds of the book, and copies of it, for the tests that build, break or serve one.
 
 Shared by tests/conftest.py (the site's build), the tests that build a copy
-of the book (the build cache, broken copies) or serve one and edit it, and
-the lint test.
+of the book (the build cache, broken copies, reproducible builds, offline)
+and the tests that serve one and edit it.
 """
 
 from __future__ import annotations
@@ -20,9 +20,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-#: Folders that are made, not written: never copied or linted.
-MADE = {".git", ".venv", "site", "site-offline", "node_modules", "__pycache__"}
-MADE |= {".pytest_cache", ".hypothesis", ".ruff_cache", ".mypy_cache", ".cache"}
 #: The build cache the copies share with the project (see attention_by_hand/book/build_cache.py).
 SHARED_CACHE = ROOT / ".cache" / "attention-by-hand"
 #: What a copy of the book holds: what ``mkdocs build`` and the page check read.
@@ -51,26 +48,6 @@ def require_tier(tier: str, what: str) -> None:
             f"TIER_FIXTURES[{tier!r}] in tests/conftest.py or add @pytest.mark.{tier}, "
             "so that `make test-fast` leaves it out"
         )
-
-
-def project_files() -> list[Path]:
-    """The files a fresh clone plus uncommitted work would have (git's view)."""
-    listed = subprocess.run(
-        ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if listed.returncode == 0 and listed.stdout:
-        paths = [ROOT / name for name in listed.stdout.split("\0") if name]
-    else:  # not a git checkout: everything but what is made
-        paths = [
-            path
-            for path in ROOT.rglob("*")
-            if not MADE & set(path.relative_to(ROOT).parts)
-            and not any(part.endswith(".egg-info") for part in path.parts)
-        ]
-    return sorted(path for path in paths if path.is_file() and not path.is_symlink())
 
 
 def copy_for_build(destination: Path) -> Path:
