@@ -100,7 +100,7 @@ test: $(STAMP) $(AXE)  ## run every test: maths, docs examples, build, browser, 
 # test-fast also tries 10 examples a property test instead of 100 (Hypothesis
 # profile "fast") and does not import torch for the tests it leaves out.
 FAST := not build and not browser and not serve and not torch and not tools and not figures
-test-fast: $(STAMP)  ## the inner loop, ~10 s: maths, docs examples, claims, quiz and lesson checks, no build or browser
+test-fast: $(STAMP)  ## the inner loop: every page's check, the maths and the libraries' unit tests; no build or browser
 	$(BIN)/python -m pytest -m "$(FAST)" --hypothesis-profile=fast --ignore=tests/test_torch.py
 
 lint: $(STAMP)  ## ruff check, ruff format --check, mypy on src/, zizmor on .github (workflows, dependabot.yml)

@@ -426,6 +426,10 @@ BROKEN_COPIES = {
             ),
         ),
     ),
+    "lesson-without-a-quiz": Break(
+        lambda p: edit(p / LESSON, "```quiz\n", "```text\n"),
+        (f"{LESSON} has no quiz where one of 3 questions is required",),
+    ),
     # issue 22: a typo in a later choice
     "quiz-choice-typo": Break(
         lambda p: edit(p / LESSON, "- [ ] 6\n", "-[ ] 6\n"),
