@@ -1,9 +1,10 @@
 """Every check of one page that needs no build: what ``pytest docs/<page>`` runs.
 
-The root ``conftest.py`` collects, for each page of ``docs/`` (every
-Markdown page and each notebook of the nav), one item that runs
-:func:`check_page`, beside Sybil's items for the page's Python blocks (which
-run its ``claim()`` checks and compare its shown output). The checks run in
+For each page of ``docs/`` (every Markdown page, and each notebook that
+becomes a page), pytest collects one item that runs :func:`check_page`,
+beside Sybil's items for the page's Python blocks, which run its ``claim()``
+checks and compare its shown output (:mod:`attention_by_hand.book.pytest_pages`,
+named by the root ``conftest.py``). The checks run in
 the order of :data:`CHECKS` and stop at the first that fails, as the build
 stops at its first error; each message names the file (relative to the
 repository root) and, where there is one, the line in it:
