@@ -22,8 +22,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 #: The build cache the copies share with the project (see attention_by_hand/book/build_cache.py).
 SHARED_CACHE = ROOT / ".cache" / "attention-by-hand"
-#: What a copy of the book holds: what ``mkdocs build`` and the page check read.
-COPIED = ("mkdocs.yml", "docs", "overrides", "src", "conftest.py", "pyproject.toml")
+#: What the page check reads (``pytest docs/<page>`` in a copy).
+PAGE_CHECK_INPUTS = ("mkdocs.yml", "docs", "conftest.py", "pyproject.toml")
+#: What ``mkdocs build`` reads.
+BUILD_INPUTS = ("mkdocs.yml", "docs", "overrides", "src")
 
 #: A page left in the folder of the shared build before it runs, which the
 #: build must remove (tests/test_build.py: a good build replaces the previous site).
@@ -50,8 +52,8 @@ def require_tier(tier: str, what: str) -> None:
         )
 
 
-def copy_for_build(destination: Path) -> Path:
-    """Copy what the build and the page check read (:data:`COPIED`) to `destination`.
+def copy_for_build(destination: Path, names: tuple[str, ...] = BUILD_INPUTS) -> Path:
+    """Copy the project's `names` (by default what the build reads) to `destination`.
 
     Build or serve the copy with :func:`copy_environment`, which puts its
     ``src`` first, so that its package, not the installed one, is imported.
@@ -59,8 +61,10 @@ def copy_for_build(destination: Path) -> Path:
     (``shutil.copy2``), so a run in the copy compiles only what a test changed.
     """
     destination.mkdir(parents=True, exist_ok=True)
-    for name in COPIED:
+    for name in names:
         source = ROOT / name
+        if (destination / name).exists():
+            continue
         if source.is_dir():
             shutil.copytree(source, destination / name, ignore=shutil.ignore_patterns("*.egg-info"))
         else:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from project import ROOT, copy_environment, copy_for_build, edit
+from project import PAGE_CHECK_INPUTS, ROOT, copy_environment, copy_for_build, edit
 
 from attention_by_hand.book.sources import check_citations, load_sources
 
@@ -87,8 +87,11 @@ UNBROKEN = TEMPLATE.read_text(encoding="utf-8").replace(
 
 @pytest.fixture
 def book(pytester: pytest.Pytester) -> Path:
-    """A copy of the book, the lesson template copied in as a lesson, in pytester's folder."""
-    copy = copy_for_build(pytester.path)
+    """A copy of what the page check reads, the template copied in as a lesson, in pytester's folder.
+
+    (A build copies the rest of what it reads first: :func:`_build`.)
+    """
+    copy = copy_for_build(pytester.path, PAGE_CHECK_INPUTS)
     (copy / LESSON).write_text(UNBROKEN, encoding="utf-8")
     _add_to_nav(copy, EXAMPLE)
     return copy
@@ -101,7 +104,9 @@ def _add_to_nav(copy: Path, uri: str) -> None:
 
 def _page_check(pytester: pytest.Pytester, page: str) -> tuple[int, list[str]]:
     """``pytest <page>`` in the copy, in this process: its exit code and the lines it printed."""
-    result = pytester.runpytest_inprocess(page, "-p", "no:cacheprovider")
+    result = pytester.runpytest_inprocess(
+        page, "-p", "no:cacheprovider", "-p", "no:unraisableexception"
+    )
     return int(result.ret), result.outlines
 
 
@@ -113,6 +118,7 @@ def _report(lines: list[str]) -> list[str]:
 
 def _build(copy: Path) -> tuple[subprocess.CompletedProcess[str], Path]:
     """``mkdocs build --strict`` of `copy` over a previous site: the result and the site folder."""
+    copy_for_build(copy)  # what the build reads beside what the page check reads
     site = copy.parent / f"{copy.name}-site"
     site.mkdir()
     (site / "previous.html").write_text("the site of an earlier, good build", encoding="utf-8")
