@@ -84,22 +84,23 @@ $(AXE): tests/package.json tests/package-lock.json
 	  echo "make: npm (Node.js) not found: the accessibility tests need axe-core and will be skipped"; \
 	fi
 
-# `make test` runs in parallel (pytest-xdist), one worker per core by default.
-# --dist loadfile keeps each page's Python blocks in one worker (they share one
-# namespace, so a block run apart from the one that defined its names would
-# fail); tests/conftest.py lets the tests of a few long modules go to any
-# worker and puts the longest tests first (--no-loadscope-reorder keeps that
-# order); the workers share each build (tests/conftest.py).
+# `make test` runs in parallel (pytest-xdist), two workers by default.
+# --dist loadfile keeps each file's tests in one worker: a page's Python blocks
+# share one namespace (a block run apart from the one that defined its names
+# would fail), and a module's fixtures are made once; tests/conftest.py hands
+# out the tests that read a page's visit in Chromium by page instead
+# (`make test TEST_DIST=loadscope`: without that, to measure what it buys).
 TEST_WORKERS ?= 2
+TEST_DIST ?= loadfile
 test: $(STAMP) $(AXE)  ## run every test: maths, docs examples, build, browser, serve, torch, tools
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist $(TEST_DIST)
 
 # The tiers are markers (pyproject.toml); tests/conftest.py marks each test
 # that uses a build or Chromium.
 # test-fast also tries 10 examples a property test instead of 100 (Hypothesis
 # profile "fast") and does not import torch for the tests it leaves out.
 FAST := not build and not browser and not serve and not torch and not tools and not figures
-test-fast: $(STAMP)  ## the inner loop, ~10 s: maths, docs examples, claims, quiz and lesson checks, no build or browser
+test-fast: $(STAMP)  ## the inner loop: every page's check, the maths and the libraries' unit tests; no build or browser
 	$(BIN)/python -m pytest -m "$(FAST)" --hypothesis-profile=fast --ignore=tests/test_torch.py
 
 lint: $(STAMP)  ## ruff check, ruff format --check, mypy on src/, zizmor on .github (workflows, dependabot.yml)

@@ -15,8 +15,9 @@ that page's checks on the copy, in this process:
   ``conftest.py`` configures them (:func:`~attention_by_hand.book.prose.page_parsers`,
   warnings as errors, as in ``pyproject.toml``): ``claim()`` and the shown
   output;
-- the coverage test of ``tests/test_lesson_claims.py``: the numbers no check
-  backs, the claims that quote nothing, and the lesson cross-references.
+- the coverage part of the page check (:mod:`attention_by_hand.book.page_check`):
+  the numbers no check backs, the claims that quote nothing, and the lesson
+  cross-references.
 
 The notebook page has no Sybil run (its claims run at build time): its
 Markdown changes meet the coverage test only. The captions and alt texts of
@@ -48,13 +49,20 @@ from pathlib import Path
 from sybil import Sybil
 
 from attention_by_hand.book.coverage import claims, unchecked_numbers
+from attention_by_hand.book.page_check import cross_reference_problems, read_book
 from attention_by_hand.book.prose import numbers_in, page_parsers, setup_namespace
 from attention_by_hand.book.visible_numbers import notebook_markdown, page_numbers
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 sys.path.insert(0, str(ROOT / "tests"))
-import test_lesson_claims as coverage_test  # the coverage test, run per page
+import test_lesson_claims as coverage_test  # the figure registry's test
+
+#: every page with numbers to check: the Markdown pages and the notebook
+PAGES = (
+    *sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")),
+    "notebooks/explore.py",
+)
 
 _VULGAR_SWAP = {"½": "⅓"}
 _SUPERSCRIPT = "⁰¹²³⁴⁵⁶⁷⁸⁹"
@@ -126,7 +134,7 @@ def page_checks(path: Path, page: str) -> list[str]:
     except ValueError as error:
         failures.append(str(error))
     text = path.read_text(encoding="utf-8")
-    failures += coverage_test.cross_reference_problems(page, text)
+    failures += cross_reference_problems(page, text, read_book(ROOT).nav_lessons)
     return failures
 
 
@@ -193,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("pages", nargs="*", help="pages relative to docs/ (default: every page)")
     parser.add_argument("--show-caught", action="store_true", help="print every caught change too")
     args = parser.parse_args(argv)
-    pages = args.pages or list(coverage_test.PAGES)
+    pages = args.pages or list(PAGES)
     started = time.perf_counter()
     outcomes: list[Outcome] = []
     with tempfile.TemporaryDirectory(prefix="mutate-numbers-") as folder:

@@ -17,9 +17,9 @@ measures (``--runs`` times, the sizes taking turns; medians):
 
 - cold build: ``mkdocs build --strict`` with an empty build cache;
 - warm rebuild: the same again, nothing changed (the cache filled);
-- the per-page tests: ``pytest docs tests/test_docs_examples.py
-  tests/test_lesson_claims.py`` (every page's examples under Sybil, the
-  fence guards, the number coverage and claims of every page).
+- the per-page tests: ``pytest docs``, every page's check (template, nav,
+  sources, quizzes, markers, fences, the numbers a reader sees) and its
+  examples under Sybil.
 
 With ``--suite`` it also runs the whole suite as ``make test`` does
 (pytest-xdist on :data:`SUITE_WORKERS` workers, every tier: builds,
@@ -57,7 +57,7 @@ NAV_LESSON = re.compile(r"^(?P<indent> +)- (?P<path>lessons/[\w-]+\.md)\n", re.M
 BODY_NEXT = re.compile(r"^\[Next: [^\]]*\]\([^)]*\)(?:\{[^}]*\})?[ \t]*$", re.MULTILINE)
 COPIED = ("docs", "src", "overrides", "tests")
 COPIED_FILES = ("mkdocs.yml", "pyproject.toml", "conftest.py")
-PER_PAGE_TESTS = ("docs", "tests/test_docs_examples.py", "tests/test_lesson_claims.py")
+PER_PAGE_TESTS = ("docs",)
 #: `make test`'s pytest command after "python -m pytest" (see the Makefile).
 SUITE_WORKERS = 2
 SUITE_ARGS = ("-n", str(SUITE_WORKERS), "--dist", "loadfile", "--no-loadscope-reorder")
@@ -154,10 +154,10 @@ def _clone(book: Path) -> Path:
 def _pytest(book: Path, env: dict[str, str], *args: str) -> tuple[float, str]:
     """Seconds of ``pytest args`` in `book`, and its summary; a failure's output is printed."""
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args]
-    seconds, summary, result = _timed_pytest(command, cwd=book, env=env)
-    if result.returncode != 0:
-        print(result.stdout[-4000:], file=sys.stderr)
-    return seconds, summary
+    run = _timed_pytest(command, cwd=book, env=env)
+    if run.result.returncode != 0:
+        print(run.result.stdout[-4000:], file=sys.stderr)
+    return run.seconds, run.summary
 
 
 def _copy(book: Path) -> Path:

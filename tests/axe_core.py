@@ -1,15 +1,10 @@
 """axe-core, the accessibility checker the browser tests run inside a page.
 
-axe-core comes from the npm registry, at the version and with the sha512
-hash locked in tests/package-lock.json; `make test` installs it into
-tests/node_modules (``npm ci``, which refuses a file whose hash differs).
-Dependabot proposes its updates (.github/dependabot.yml).
-
-It is not the copy inside PyPI's ``axe-playwright-python``: that one is
-axe-core 4.12.1, and axe-core 4.14's ``color-contrast`` rule, which took
-most of the time of every axe run, is about three times faster on these
-pages (2.1 s against 0.7 s a run on the notebook page, 0.8 s against 0.34 s
-on a lesson, in Chromium on this 2-core machine).
+From the npm registry, at the version and sha512 hash locked in
+tests/package-lock.json, installed by `make test` (``npm ci``) into
+tests/node_modules. Not the copy inside PyPI's ``axe-playwright-python``
+(4.12.1): axe-core 4.14's ``color-contrast`` rule is about three times faster
+on these pages (0.7 s against 2.1 s a run on the notebook page).
 """
 
 from __future__ import annotations

@@ -1,36 +1,25 @@
-"""Every page of the book in both palettes, each visited once in Chromium for
-the checks that read a page: axe-core, the Content Security Policy while the
-page is used, and the requests it makes.
+"""Every page of the book in both palettes, each visited once in Chromium for the
+checks that read a page: axe-core, the Content Security Policy while the page is
+used, and the requests it makes.
 
-- :func:`book_pages` lists the pages from the sources, so that the tests can be
-  parametrized before the build (tests/test_accessibility.py checks the list
-  against the pages the build made); :func:`palettes_and_pages` gives the
-  parameters, with the same ids in tests/test_accessibility.py,
-  tests/test_csp_site.py and tests/test_third_party.py: ``make test`` sends
-  the tests with the same id to the same worker (tests/conftest.py,
-  ``FileScheduling``), which visits the page once. tests/test_offline.py
-  reads the same list for the file:// build.
-- The ``page_visits`` fixture (a plugin: tests/conftest.py names this module
-  in ``pytest_plugins``) owns the memo: ``page_visits(palette, path)`` visits a
-  page the first time it is asked for and returns the :class:`Visit`.
+:func:`book_pages` lists the pages from the sources, so that tests can be
+parametrized before the build (tests/test_accessibility.py checks it against
+the built pages); :func:`palettes_and_pages` gives the parameters, with the
+same ids in tests/test_accessibility.py, tests/test_csp_site.py and
+tests/test_third_party.py, whose tests with one id go to one worker
+(``FileScheduling`` in tests/conftest.py). The ``page_visits`` fixture
+(tests/conftest.py names this module in ``pytest_plugins``) visits a page the
+first time it is asked for and returns the :class:`Visit`.
 
-One visit, in this order, so that no check disturbs another:
-
-1. the palette's tab (:class:`PaletteTab`: the CSP spy of tests/csp_spy.py,
-   every request recorded (one to another host would fail unsent: the
-   browser resolves no other host, ``NO_OTHER_HOST`` in tests/conftest.py),
-   motion reduced as a reader may ask: ``prefers-reduced-motion``), 1200 px
-   wide, with what the previous page stored cleared, loads the page (``load``);
-2. axe-core (tests/axe_core.py) on the untouched page at each width of
-   :data:`WIDTHS` (loaded at the first, resized to the others, two frames
-   painted after each resize), then back to the first width;
-3. the page is used (:func:`use_the_page`): palette switched and back, demo,
-   stepper, calculator, the live model, quiz, exercise, mark-as-read, search;
-4. every image is loaded (lazy ones included) and the network left to go
-   idle, so that late requests (the search worker's index, images) are
-   recorded; the CSP violations and console reports are read;
-5. last, as it navigates away: the page's first full-size figure link in
-   this palette is followed, and its document loaded.
+One visit, in this order, so that no check disturbs another: the palette's
+tab (:class:`PaletteTab`), 1200 px wide, with what the previous page stored
+cleared, loads the page; axe-core (tests/axe_core.py) runs on the untouched
+page at each width of :data:`WIDTHS`; the page is used (:func:`use_the_page`:
+palette switched and back, demo, stepper, calculator, the live model, quiz,
+exercise, mark-as-read, search); every
+image is loaded and the network left to go idle, so that late requests are
+recorded, and the CSP violations and console reports are read; last, the
+page's first full-size figure link in this palette is followed.
 """
 
 from __future__ import annotations
@@ -40,7 +29,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 from browser_pages import PALETTES, TWO_FRAMES
@@ -270,14 +258,12 @@ def use_the_page(tab) -> list[str]:
 class PaletteTab:
     """One tab in a palette, which visits page after page.
 
-    Every request it makes is recorded (the browser sends none to another
-    host: ``NO_OTHER_HOST`` in tests/conftest.py); the CSP spy runs in every
-    document, and the console's CSP reports are kept. One tab for all visits
-    costs about a CPU-second a page less than a fresh context for each;
-    :meth:`visit` clears what the previous page stored, so that a visit does
-    not depend on the pages before it. No route intercepts the requests: a
-    route turns the context's HTTP cache off, and each page would fetch and
-    compile the theme's scripts again.
+    Every request is recorded (none reaches another host: ``NO_OTHER_HOST``
+    in tests/conftest.py), the CSP spy runs in every document and the
+    console's CSP reports are kept. One tab for all visits costs about a
+    CPU-second a page less than a context for each; :meth:`visit` clears what
+    the previous page stored. No route intercepts the requests: a route turns
+    the context's HTTP cache off.
     """
 
     def __init__(self, browser, site_url: str, palette: str) -> None:
@@ -335,14 +321,6 @@ class PaletteTab:
             seen.full_size = tab.url
         seen.requests = list(self.requests)
         return seen
-
-
-def is_ours(url: str, origin: str) -> bool:
-    """Whether `url` is the served site's own (or a ``data:``, ``blob:``, ``about:`` one)."""
-    parts = urlsplit(url)
-    if parts.scheme in {"data", "blob", "about"}:
-        return True
-    return f"{parts.scheme}://{parts.netloc}" == origin
 
 
 @pytest.fixture(scope="session")

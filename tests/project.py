@@ -1,13 +1,14 @@
-"""The project's own files, and copies of them for tests that break something.
+"""Builds of the book, and copies of it, for the tests that build, break or serve one.
 
-Shared by the tests that build a deliberately broken copy of the book
-(notebook, sources, contributor errors), the tests that serve a copy and edit
-it, and the lint test.
+Shared by tests/conftest.py (the site's build), the tests that build a copy
+of the book (the build cache, broken copies, reproducible builds, offline)
+and the tests that serve one and edit it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import shutil
@@ -19,15 +20,15 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import fork_server
-
 ROOT = Path(__file__).resolve().parents[1]
-#: Folders that are made, not written: never copied or linted.
+#: What the build and the tools make: not part of the project.
 MADE = {".git", ".venv", "site", "site-offline", "node_modules", "__pycache__"}
 MADE |= {".pytest_cache", ".hypothesis", ".ruff_cache", ".mypy_cache", ".cache"}
 #: The build cache the copies share with the project (see attention_by_hand/book/build_cache.py).
 SHARED_CACHE = ROOT / ".cache" / "attention-by-hand"
-#: What `mkdocs build` reads.
+#: What the page check reads (``pytest docs/<page>`` in a copy).
+PAGE_CHECK_INPUTS = ("mkdocs.yml", "docs", "conftest.py", "pyproject.toml")
+#: What ``mkdocs build`` reads.
 BUILD_INPUTS = ("mkdocs.yml", "docs", "overrides", "src")
 
 #: A page left in the folder of the shared build before it runs, which the
@@ -91,76 +92,52 @@ def project_files() -> list[Path]:
     return sorted(path for path in paths if path.is_file() and not path.is_symlink())
 
 
-def copy_for_build(destination: Path) -> Path:
-    """Copy what the build reads (mkdocs.yml, docs/, overrides/, src/) to `destination`.
+def copy_for_build(destination: Path, names: tuple[str, ...] = BUILD_INPUTS) -> Path:
+    """Copy the project's `names` (by default what the build reads) to `destination`.
 
-    Build the copy with ``PYTHONPATH=<destination>/src`` so that its package,
-    not the installed one, is imported.
+    Build or serve the copy with :func:`copy_environment`, which puts its
+    ``src`` first, so that its package, not the installed one, is imported.
+    The package's compiled modules come along with their sources' times
+    (``shutil.copy2``), so a run in the copy compiles only what a test changed.
     """
-    require_tier("build", "copies the book")
     destination.mkdir(parents=True, exist_ok=True)
-    for name in BUILD_INPUTS:
+    for name in names:
         source = ROOT / name
+        if (destination / name).exists():
+            continue
         if source.is_dir():
-            shutil.copytree(
-                source,
-                destination / name,
-                ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
-            )
-        elif source.is_file():
+            shutil.copytree(source, destination / name, ignore=shutil.ignore_patterns("*.egg-info"))
+        else:
             shutil.copy2(source, destination / name)
-    copy_compiled(destination)
     return destination
 
 
-def copy_compiled(destination: Path) -> None:
-    """Copy the package's compiled modules (``src/**/__pycache__``) into a copy of the project.
+def copy_environment(copy: Path) -> dict[str, str]:
+    """The environment of a build or serve in a copy: it imports the copy's package.
 
-    The copy's sources keep their modification times (``shutil.copy2``), and
-    Python uses a ``.pyc`` only if the time and size it records are its
-    source's: so a run in the copy compiles only what the test changed.
-    """
-    for compiled in (ROOT / "src").glob("**/__pycache__/*.pyc"):
-        target = destination / compiled.relative_to(ROOT)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(compiled, target)
-
-
-def _copy_environment(copy: Path) -> dict[str, str]:
-    """The environment of a process in `copy`: it imports the copy's package.
-
-    The outer pytest's options, an ``OFFLINE`` setting and the session's fork
-    server are not passed on.
+    Dated as ``make`` dates builds (:func:`source_date_epoch`); sharing the
+    project's build cache, whose keys cover what a test changes. The outer
+    pytest's options and an ``OFFLINE`` setting are not passed on.
     """
     env = {
         key: value
         for key, value in os.environ.items()
-        if key
-        not in {"PYTEST_ADDOPTS", "OFFLINE", "PYTHONPATH", TIER_VARIABLE, fork_server.VARIABLE}
+        if key not in {"PYTEST_ADDOPTS", "OFFLINE", "PYTHONPATH", TIER_VARIABLE}
     }
-    env.update(NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(copy / "src"))
-    # copies share the project's build cache: its keys cover what a test changes
+    env |= {"NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(copy / "src")}
+    if source_date_epoch():
+        env.setdefault("SOURCE_DATE_EPOCH", source_date_epoch())
     env.setdefault("ABH_CACHE_DIR", str(SHARED_CACHE))
     return env
 
 
 def run_in_copy(copy: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m <args>`` in a copy of the project, importing the copy's package.
-
-    The outer pytest's options and an ``OFFLINE`` setting are not passed on.
-    In a test session the run is forked from the session's fork server, which
-    has the toolchain imported already (tests/fork_server.py); else, and to
-    the same effect, it is a subprocess.
-    """
+    """Run ``python -m <args>`` in a copy of the project, importing the copy's package."""
     require_tier("build", "runs a copy of the book")
-    env = _copy_environment(copy)
-    forked = fork_server.run(args, cwd=copy, env=env, timeout=timeout)
-    if forked is not None:
-        return forked
     return subprocess.run(
         [sys.executable, "-m", *args],
         cwd=copy,
-        env=env,
+        env=copy_environment(copy),
         capture_output=True,
         text=True,
         check=False,
@@ -214,6 +191,46 @@ def locked(lock: Path = LOCK) -> dict[str, tuple[str, list[str]]]:
     return packages
 
 
+def build_site(destination: Path, *extra: str, env: dict[str, str] | None = None) -> Path:
+    """Run ``mkdocs build --strict`` of the project into `destination`; fail the test on error.
+
+    Builds are dated by :func:`source_date_epoch`, as ``make`` dates them, so
+    two builds of the same commit are byte-identical (tests/test_reproducible.py).
+    """
+    import pytest
+
+    require_tier("build", "builds the site")
+    environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **(env or {})}
+    if source_date_epoch():
+        environment.setdefault("SOURCE_DATE_EPOCH", source_date_epoch())
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(destination), *extra],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        pytest.fail(f"mkdocs build --strict failed:\n{result.stdout}\n{result.stderr}")
+    return destination
+
+
+@functools.cache
+def source_date_epoch() -> str:
+    """``SOURCE_DATE_EPOCH`` for test builds: the environment's, else the last commit's time.
+
+    As ``make`` dates its builds, so that two builds of one commit are
+    byte-identical (tests/test_reproducible.py); "" outside a git checkout.
+    """
+    if os.environ.get("SOURCE_DATE_EPOCH"):
+        return os.environ["SOURCE_DATE_EPOCH"]
+    result = subprocess.run(
+        ["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    return result.stdout.strip() if result.returncode == 0 else ""
+
+
 class Server:
     """``mkdocs serve`` running in a copy of the project (see :func:`serve_copy`)."""
 
@@ -258,7 +275,7 @@ def serve_copy(copy: Path, log: Path) -> Iterator[Server]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
-    env = _copy_environment(copy)
+    env = copy_environment(copy)
     # as `make serve` runs it (the Makefile unexports the variable): whether
     # compiled modules are written into src/ is the plugin's to decide
     env.pop("PYTHONDONTWRITEBYTECODE", None)

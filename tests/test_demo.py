@@ -69,6 +69,7 @@ def _hand_allowed(name: str, n_q: int, n_k: int) -> list[list[bool]]:
     ]
 
 
+@pytest.mark.figures
 @pytest.mark.parametrize("name", sorted(DEMOS))
 def test_figure_draws_the_demo_defaults(name: str):
     spec = DEMOS[name]
@@ -145,6 +146,7 @@ def test_spec_rejects_a_picture_of_values_not_in_the_plane():
         )
 
 
+@pytest.mark.figures
 def test_picture_figure_draws_query_0_of_the_mixture_defaults():
     """q0 = (1, 0): weights big, small, big as above; output (3 big, 4 small + big)."""
     a = 1 / math.sqrt(2)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 from sybil import Sybil
@@ -37,14 +38,13 @@ from attention_by_hand.book.exercise import (
     replace_exercises,
     rule_sentence,
 )
+from attention_by_hand.book.page_check import MIN_EXERCISES_PER_LESSON, check_source
 from attention_by_hand.book.plugin import BookPlugin
-from attention_by_hand.book.prose import ExerciseSource, page_parsers, setup_namespace
+from attention_by_hand.book.prose import page_parsers, setup_namespace
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = sorted((ROOT / "docs" / "lessons").glob("*.md"))
 TEMPLATE = ROOT / "lesson-template.md"
-#: Each lesson has at least this many exercises.
-MIN_EXERCISES_PER_LESSON = 3
 #: An exercise fence, as a lesson writes it: counted here without the parser under test.
 EXERCISE_FENCE = re.compile(r"^(`{3,}|~{3,})[ \t]*exercise[ \t]*$", re.IGNORECASE | re.MULTILINE)
 
@@ -642,7 +642,7 @@ def test_links_in_quizzes_and_exercises_go_to_the_built_pages(tmp_path: Path) ->
 
 
 # ---------------------------------------------------------------------------
-# The page check (Sybil) and the numbers of an exercise
+# The page check and the numbers of an exercise
 # ---------------------------------------------------------------------------
 
 
@@ -659,20 +659,18 @@ def _run_page(path: Path) -> list[str]:
     return failures
 
 
-def test_the_page_check_parses_each_exercise(tmp_path: Path) -> None:
-    page = tmp_path / "x.md"
-    page.write_text(_page(Q + "= output: 3\n  ! 3: same\nsolution: s\n"), encoding="utf-8")
-    document = Sybil(parsers=page_parsers()).parse(page)
-    assert [type(e.parsed) for e in document] == [ExerciseSource]
-    [failure] = _run_page(page)
-    assert failure.endswith(
-        "x.md, line 6: exercise 1: the mistake '3' under 'output' would be accepted as right "
+def test_the_page_check_parses_each_exercise() -> None:
+    """The page check's first step (the build's too) parses every exercise, with the file's line."""
+    text = _page(Q + "= output: 3\n  ! 3: same\nsolution: s\n")
+    with pytest.raises(PluginError) as raised:
+        check_source(text, "docs/x.md", lesson=False)
+    assert str(raised.value) == (
+        "docs/x.md, line 6: exercise 1: the mistake '3' under 'output' would be accepted as right "
         "(the answer is 3), so its message could never be shown; list a wrong answer, or "
         "remove the line"
     )
-    page.write_text("# T\n\n```exercize\n? q\n```\n", encoding="utf-8")
-    [failure] = _run_page(page)
-    assert "x.md, line 3: '```exercize' looks like a misspelled exercise fence" in failure
+    with pytest.raises(PluginError, match=r"^docs/x\.md, line 3: '```exercize' looks like a mis"):
+        check_source("# T\n\n```exercize\n? q\n```\n", "docs/x.md", lesson=False)
 
 
 #: Every part of an exercise states a number, each quoted by a claim() after the block.
@@ -726,22 +724,12 @@ def test_claims_quote_every_part_of_an_exercise_and_the_coverage_test_sees_them(
 
 
 # ---------------------------------------------------------------------------
-# Every lesson has exercises
+# Every lesson has exercises (the page check counts them: page_check.MIN_EXERCISES_PER_LESSON)
 # ---------------------------------------------------------------------------
 
 
 def _exercises_written(text: str) -> int:
     return len(EXERCISE_FENCE.findall(text))
-
-
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
-def test_every_lesson_has_at_least_three_exercises(lesson: Path) -> None:
-    count = _exercises_written(lesson.read_text(encoding="utf-8"))
-    noun = "exercise" if count == 1 else "exercises"
-    assert count >= MIN_EXERCISES_PER_LESSON, (
-        f"docs/lessons/{lesson.name} has {count} {noun} where {MIN_EXERCISES_PER_LESSON} are "
-        "required"
-    )
 
 
 def test_the_template_has_its_exercises_and_they_parse() -> None:

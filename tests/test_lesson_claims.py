@@ -1,27 +1,23 @@
-"""Every number a reader sees is backed by a check.
+"""Every number a reader sees is backed by a check: the checks themselves, and the figures.
 
 What counts as seen, the kinds of numbers and the one list of exemptions are
 in :mod:`attention_by_hand.book.visible_numbers`; which check backs each
-number is decided by :mod:`attention_by_hand.book.coverage`. This file runs
-them over every page of the book (found on disk, so a new page is covered
-without editing it), the notebook's Markdown cells and the captions and alt
-texts of the figure registry, and checks that every ``lesson N`` names a
-lesson of the nav in ``mkdocs.yml``; on a Markdown page it must be a link
-(``[lesson 2](attention-matrix.md)``) to the N-th lesson of the nav, so that
-a changed number or a reordered nav fails.
+number is decided by :mod:`attention_by_hand.book.coverage`. The page check
+(:mod:`attention_by_hand.book.page_check`, run by ``pytest docs/<page>``)
+applies them to every page of the book; this file tests them on small pages,
+and checks the captions and alt texts of the figure registry, which are no
+page's, against the figures' inputs.
 """
 
 from __future__ import annotations
 
 import math
-import posixpath
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-import yaml
 
 from attention_by_hand import (
     attention_weights,
@@ -30,63 +26,20 @@ from attention_by_hand import (
     scaled_dot_product_attention,
     softmax,
 )
-from attention_by_hand.book.coverage import claims, unchecked_numbers
+from attention_by_hand.book.coverage import claims, unchecked_lines, unchecked_numbers
+from attention_by_hand.book.page_check import cross_reference_problems, read_book
 from attention_by_hand.book.prose import ClaimError, claim
-from attention_by_hand.book.visible_numbers import lesson_references, page_numbers
+from attention_by_hand.book.visible_numbers import page_numbers
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = ROOT / "docs"
-NOTEBOOK = DOCS / "notebooks" / "explore.py"
-#: every page, found on disk so that a new one is covered without editing this file
-PAGES = (
-    *sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")),
-    "notebooks/explore.py",
+LESSONS = tuple(
+    sorted(p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs/lessons").glob("*.md"))
 )
-LESSONS = tuple(p for p in PAGES if p.startswith("lessons/"))
-#: Each lesson checks at least this many statements of its prose.
-MIN_CLAIMS_PER_LESSON = 8
 
 
-# ---------------------------------------------------------------------------
-# The book
-# ---------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("page", PAGES)
-def test_every_number_a_reader_sees_is_checked(page: str) -> None:
-    unchecked = unchecked_numbers(DOCS / page)
-    listed = "\n".join(f"  {item}" for item in unchecked)
-    assert not unchecked, (
-        f"docs/{page}: {len(unchecked)} number(s) a reader sees are backed by no check "
-        f"(claim() for prose and code comments, an ```output fence under its block for "
-        f"printed output):\n{listed}"
-    )
-
-
-@pytest.mark.parametrize("page", PAGES)
-def test_every_claim_quotes_the_text_above_it(page: str) -> None:
-    """A fragment that matches nothing covers nothing (Sybil reports it too, for pages)."""
-    bad = [c for c in claims(DOCS / page) if c.span == (-1, -1)]
-    assert not bad, f"docs/{page}: " + "; ".join(
-        f"the claim() at line {c.line} ({c.fragment!r}): "
-        f"{c.problem or 'the text above its block does not contain it'}"
-        for c in bad
-    )
-
-
-@pytest.mark.parametrize("lesson", LESSONS)
-def test_each_lesson_keeps_its_checks(lesson: str) -> None:
-    count = len(claims(DOCS / lesson))
-    assert count >= MIN_CLAIMS_PER_LESSON, (
-        f"docs/{lesson} has {count} claims where {MIN_CLAIMS_PER_LESSON} are required "
-        "(claim() checks of the numbers in its prose)"
-    )
-
-
-@pytest.mark.parametrize("page", PAGES)
-def test_every_lesson_number_names_a_lesson_of_the_nav(page: str) -> None:
-    problems = cross_reference_problems(page, (DOCS / page).read_text(encoding="utf-8"))
-    assert not problems, f"docs/{page}: " + "; ".join(problems)
+def nav_lessons() -> list[str]:
+    """The lessons of the nav in mkdocs.yml, in order (paths relative to docs/)."""
+    return read_book(ROOT).nav_lessons
 
 
 # ---------------------------------------------------------------------------
@@ -540,6 +493,18 @@ def test_integers_comments_quizzes_and_shown_output_are_checked(tmp_path: Path) 
         "line 6: ½ (prose); add e.g. claim('sees keys 0 and 1, weights ½', "
         "<value of 0>, <value of 1>, <value of ½>)"
     )
+    # the two numbers of line 6 get one claim() between them, not one each
+    assert unchecked_lines(page)[1] == (
+        "line 6: ½ and −0.5 (prose); add e.g. claim('sees keys 0 and 1, weights ½ and −0.5', "
+        "<value of 0>, <value of 1>, <value of ½>, <value of −0.5>)"
+    )
+    assert [line.split(":")[0] for line in unchecked_lines(page)] == [
+        "line 2",
+        "line 6",
+        "line 10",
+        "line 19",
+        "line 25",
+    ]
 
 
 def test_exemptions_are_few_and_named(tmp_path: Path) -> None:
@@ -615,11 +580,11 @@ def test_the_notebook_claims_quote_its_markdown(tmp_path: Path) -> None:
 
 
 #: a nav of three lessons, so that the messages below do not change as the book grows
-_FIXTURE_NAV = (
+_FIXTURE_NAV = [
     "lessons/weighted-mixture.md",
     "lessons/attention-matrix.md",
     "lessons/causal-masking.md",
-)
+]
 
 
 def test_a_lesson_number_must_name_the_lesson_of_the_nav() -> None:
@@ -648,81 +613,6 @@ def test_the_nav_lessons_are_read_from_mkdocs_yml() -> None:
     assert lessons[0] == "lessons/weighted-mixture.md"
     # one past the end of the real nav names no lesson
     past = len(lessons) + 1
-    assert cross_reference_problems("index.md", f"lesson {past} is next.\n") == [
+    assert cross_reference_problems("index.md", f"lesson {past} is next.\n", lessons) == [
         f"line 1: 'lesson {past}' names no lesson: the nav in mkdocs.yml has {len(LESSONS)} lessons"
     ]
-
-
-# ---------------------------------------------------------------------------
-# Helpers
-# ---------------------------------------------------------------------------
-
-
-class _NavLoader(yaml.SafeLoader):
-    """Reads mkdocs.yml, ignoring its tags (!ENV, !!python/name)."""
-
-
-_NavLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
-_NavLoader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
-
-
-def nav_lessons() -> list[str]:
-    """The lessons of the nav in mkdocs.yml, in order (paths relative to docs/)."""
-    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_NavLoader)
-    pages: list[str] = []
-
-    def walk(node: object) -> None:
-        if isinstance(node, str):
-            pages.append(node)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-        elif isinstance(node, dict):
-            for item in node.values():
-                walk(item)
-
-    walk(config["nav"])
-    return [p for p in pages if p.startswith("lessons/")]
-
-
-def cross_reference_problems(
-    page: str, text: str, lessons: tuple[str, ...] | list[str] | None = None
-) -> list[str]:
-    """What is wrong with each ``lesson N`` of `text`, a page at docs/`page`.
-
-    `lessons` is the nav's lessons in order; by default those of mkdocs.yml.
-    """
-    if lessons is None:
-        lessons = nav_lessons()
-    problems = []
-    for ref in lesson_references(text):
-        said = f"'lesson {ref.lesson}'"
-        if not 1 <= ref.lesson <= len(lessons):
-            problems.append(
-                f"line {ref.line}: {said} names no lesson: the nav in mkdocs.yml has "
-                f"{len(lessons)} lessons"
-            )
-            continue
-        if ref.target is None:
-            # a code comment cannot hold a link, nor can the notebook (its links would break
-            # in Jupyter): there the number is only checked to be a lesson of the nav
-            if not ref.in_comment and not page.endswith(".py"):
-                problems.append(
-                    f"line {ref.line}: {said} is not a link, so no check can tell which lesson it "
-                    f"means; write it [lesson {ref.lesson}]({_relative(page, lessons[ref.lesson - 1])})"
-                    f" if it means {lessons[ref.lesson - 1]}"
-                )
-            continue
-        base = posixpath.dirname(page.removeprefix("docs/"))
-        linked = posixpath.normpath(posixpath.join(base, ref.target.split("#")[0]))
-        if linked != lessons[ref.lesson - 1]:
-            problems.append(
-                f"line {ref.line}: {said} links to {linked}, but lesson {ref.lesson} of the nav "
-                f"in mkdocs.yml is {lessons[ref.lesson - 1]}"
-            )
-    return problems
-
-
-def _relative(page: str, target: str) -> str:
-    """The link from docs/`page` to docs/`target`."""
-    return posixpath.relpath(target, posixpath.dirname(page) or ".")

@@ -30,7 +30,7 @@ import pytest
 from csp_spy import SPY, violations, watch_console
 from page_visits import book_pages, page_id
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
-from project import network_namespace
+from project import build_site, network_namespace, require_tier
 from sitescan import built_pages, third_party_loads
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,29 +69,18 @@ class OfflineBuild:
 
 
 @pytest.fixture(scope="session")
-def offline_build(
-    site_builder: Callable[..., Path], shared_build: Callable[..., Path]
-) -> OfflineBuild:
-    """The site for file://, built once per run, with the network off when this machine allows it.
-
-    What the build printed is kept next to the site, for the xdist workers
-    that did not build it.
-    """
+def offline_build(tmp_path_factory: pytest.TempPathFactory) -> OfflineBuild:
+    """The site for file://, built once per run, with the network off when this machine allows it."""
     prefix, reason = network_namespace()
-
-    def build(destination: Path) -> None:
-        if reason:
-            site_builder(destination, env={"OFFLINE": "true"})
-            output = ""
-        else:
-            output = _build_with_the_network_off(prefix, destination)
-        (destination.parent / "build.log").write_text(output, encoding="utf-8")
-
-    site = shared_build("site-offline" if reason else "site-network-off", build)
-    return OfflineBuild(site, (site.parent / "build.log").read_text(encoding="utf-8"), reason)
+    site = tmp_path_factory.mktemp("site-offline") / "site"
+    if reason:
+        build_site(site, env={"OFFLINE": "true"})
+        return OfflineBuild(site, "", reason)
+    return OfflineBuild(site, _build_with_the_network_off(prefix, site), "")
 
 
 def _build_with_the_network_off(prefix: list[str], destination: Path) -> str:
+    require_tier("build", "builds the site offline")
     script = '"$0" -c "$1" && "$0" -m mkdocs build --strict -d "$2"'
     result = subprocess.run(
         [*prefix, "sh", "-c", script, sys.executable, LOOPBACK_UP_THEN_PROBE, str(destination)],

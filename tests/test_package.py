@@ -55,7 +55,7 @@ from sybil import Sybil
 
 from attention_by_hand.book.notebook import ipynb_text
 from attention_by_hand.book.output import output_mismatch
-from attention_by_hand.book.prose import BlockSource, ExerciseSource, page_parsers
+from attention_by_hand.book.prose import BlockSource, page_parsers
 
 pytestmark = pytest.mark.tools
 
@@ -267,10 +267,10 @@ def test_the_package_readme_names_only_what_the_package_exports() -> None:
 
 
 def test_the_package_readme_shows_no_python_that_is_not_run() -> None:
-    """The guard of tests/test_docs_examples.py, on the index page: `python` and `output` only."""
-    from test_docs_examples import OUTPUTISH, PYTHONISH, _opening_fences
+    """The page check's fence guard, on the PyPI page: `python` and `output` only."""
+    from attention_by_hand.book.page_check import OUTPUTISH, PYTHONISH, opening_fences
 
-    infos = [info for _, info in _opening_fences(PACKAGE_README.read_text(encoding="utf-8"))]
+    infos = [info for _, info in opening_fences(PACKAGE_README.read_text(encoding="utf-8"))]
     checked = [info for info in infos if PYTHONISH.match(info) or OUTPUTISH.match(info)]
     assert checked == ["python", "output"], infos
 
@@ -422,8 +422,6 @@ def _visible_blocks(page: Path) -> list[Block]:
     blocks = []
     for example in document.examples():
         parsed = example.region.parsed
-        if isinstance(parsed, ExerciseSource):
-            continue  # an exercise's syntax check: no code, nothing for a reader to run
         assert isinstance(parsed, BlockSource), (
             f"{_relative(page)}, line {example.line}: a Sybil directive "
             f"({type(parsed).__name__}) that tests/test_package.py does not follow: "

@@ -95,48 +95,78 @@ def test_one_correct_choice_gives_radios_several_give_checkboxes():
     assert "\n\n" not in html  # one raw HTML block for Markdown
 
 
+#: Each malformed block, what the error says, and the line of the block it names.
 MALFORMED = {
     "no correct choice": (
         "? Pick one?\n- [ ] A\n  > no\n- [ ] B\n  > no\n",
         "question 1 ('Pick one?') has no correct choice",
+        1,
     ),
     "choice without explanation": (
         "? First?\n- [x] A\n  > yes\n- [ ] B\n  > no\n\n? Second?\n- [x] C\n  > yes\n- [ ] D\n",
         "question 2 ('Second?'), choice 2 ('D') has no explanation",
+        10,
     ),
     "one choice only": (
         "? Lonely?\n- [x] A\n  > yes\n",
         "question 1 ('Lonely?') has 1 choice; a question needs at least two",
+        1,
     ),
     "no choice at all": (
         "? Empty?\n\n? Full?\n- [x] A\n  > yes\n- [ ] B\n  > no\n",
         "question 1 ('Empty?') has 0 choices",
+        1,
     ),
     "stray line after a question": (
         "? Stray?\n- [x] A\n  > yes\nnot part of the syntax\n- [ ] B\n  > no\n",
-        (
-            "line 4 of the block, 'not part of the syntax', fits nowhere (it comes after "
-            "question 1 ('Stray?'))"
-        ),
+        "'not part of the syntax' fits nowhere (it comes after question 1 ('Stray?'))",
+        4,
     ),
     "stray line before any question": (
         "Intro text\n? Q?\n- [x] A\n  > yes\n- [ ] B\n  > no\n",
-        "line 1 of the block, 'Intro text', fits nowhere (before any question)",
+        "'Intro text' fits nowhere (before any question)",
+        1,
     ),
     "explanation before any choice": (
         "? Q?\n  > why\n- [x] A\n  > yes\n- [ ] B\n  > no\n",
-        "line 2 of the block, '> why', fits nowhere (it comes after question 1 ('Q?'))",
+        "'> why' fits nowhere (it comes after question 1 ('Q?'))",
+        2,
     ),
-    "empty block": ("\n\n", "has no question"),
+    "a choice without its space": (
+        "? Q?\n- [x] A\n  > yes\n-[ ] B\n  > no\n",
+        "'-[ ] B' fits nowhere (it comes after question 1 ('Q?'))",
+        4,
+    ),
+    "empty block": ("\n\n", "has no question", 0),
 }
 
 
 @pytest.mark.parametrize("case", sorted(MALFORMED))
 def test_parser_rejects_malformed_quiz_naming_the_question(case: str):
-    source, message = MALFORMED[case]
+    source, message, line = MALFORMED[case]
     with pytest.raises(QuizError) as error:
         parse_quiz(source)
     assert message in str(error.value)
+    assert error.value.line == line
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_a_malformed_quiz_is_named_by_the_line_of_the_file(case: str):
+    """The page check and the build: the file, its line, the quiz, the question."""
+    source, message, line = MALFORMED[case]
+    page = f"---\ntitle: A page\n---\n\n# A page\n\n```quiz\n? Fine?\n- [x] A\n  > a\n- [ ] B\n  > b\n```\n\n~~~quiz\n{source}~~~\n"
+    with pytest.raises(PluginError) as error:
+        quiz.check_quizzes(page, "docs/lessons/x.md")
+    # the second quiz's fence is line 15 of the page; the block's line 1 is line 16
+    assert str(error.value).startswith(f"docs/lessons/x.md, line {15 + line}: quiz 2: {message}")
+
+
+def test_an_unclosed_quiz_is_named_by_its_opening_line() -> None:
+    with pytest.raises(PluginError) as error:
+        quiz.check_quizzes("# T\n\n```quiz\n? Why?\n- [x] A\n  > yes\n", "docs/x.md")
+    assert str(error.value) == (
+        "docs/x.md, line 3: quiz 1: the ```quiz block is never closed; end it with ```"
+    )
 
 
 def _inline() -> Callable[[str], str]:
@@ -213,7 +243,7 @@ def test_a_near_miss_is_found_with_its_line(info: str):
     markdown = f"# Title\n\nText.\n\n~~~{info}\n{QUESTION_BLOCK}~~~\n"
     assert quiz.near_miss_quiz_fences(markdown) == [(5, f"~~~{info}")]
     with pytest.raises(PluginError) as error:
-        quiz.check_quiz_fences(markdown, "docs/lessons/x.md")
+        quiz.check_quizzes(markdown, "docs/lessons/x.md")
     assert str(error.value).startswith(
         f"docs/lessons/x.md, line 5: '~~~{info}' looks like a misspelled quiz fence"
     )

@@ -14,10 +14,10 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from project import build_site
 
 ROOT = Path(__file__).resolve().parents[1]
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -44,13 +44,11 @@ def _digests(site: Path) -> dict[str, str]:
     }
 
 
-def test_two_clean_builds_are_byte_identical(
-    site_dir: Path, site_builder: Callable[..., Path], tmp_path: Path
-) -> None:
+def test_two_clean_builds_are_byte_identical(site_dir: Path, tmp_path: Path) -> None:
     _require_a_date()
     # with no build cache: every figure drawn and the notebook run, while the
     # session's build may have read them from .cache/ (or $ABH_CACHE_DIR)
-    again = site_builder(
+    again = build_site(
         tmp_path / "again" / "site", env={"PYTHONHASHSEED": "1", "ABH_CACHE_DIR": "off"}
     )
     first, second = _digests(site_dir), _digests(again)

@@ -276,31 +276,53 @@ def test_citations_map_pages_to_sources_and_back() -> None:
     assert citations.titles == {"a.md": "Heading title", "b.md": "A page"}
 
 
-def test_an_unknown_source_names_the_page_and_the_id() -> None:
+def test_an_unknown_source_names_the_file_the_line_and_the_id() -> None:
     sources = _parse([_entry()])
+    page = "---\ntitle: A page\nsources:\n  - doe-2020\n  - doe-2002\n---\n\n[[sources]]\n"
     with pytest.raises(PluginError) as caught:
-        check_citations(sources, {"lessons/x.md": _page("[doe-2020, doe-2002]")})
-    assert "lessons/x.md: cites unknown source 'doe-2002'" in str(caught.value)
+        check_citations(sources, {"lessons/x.md": page})
+    assert str(caught.value) == (
+        "Sources: the build stops here:\n"
+        "  - docs/lessons/x.md, line 5: cites unknown source 'doe-2002'. Known sources: "
+        "doe-2020. Add new ones to docs/sources.yml"
+    )
 
 
 def test_an_uncited_source_is_named() -> None:
     sources = _parse([_entry(), _entry(id="roe-2021")])
     with pytest.raises(PluginError) as caught:
         check_citations(sources, {"a.md": _page("[doe-2020]")})
-    assert "source 'roe-2021' is cited by no page" in str(caught.value)
+    assert "docs/sources.yml: source 'roe-2021' is cited by no page" in str(caught.value)
     assert "'doe-2020'" not in str(caught.value)
+
+
+def test_a_misspelled_id_does_not_also_report_the_source_it_meant_as_uncited() -> None:
+    """The knock-on of one misspelling: 'roe-2021' is uncited only because 'roe-2012' is unknown."""
+    sources = _parse([_entry(), _entry(id="roe-2021")])
+    with pytest.raises(PluginError) as caught:
+        check_citations(sources, {"a.md": _page("[doe-2020, roe-2012]")})
+    problems = str(caught.value).splitlines()[1:]
+    assert problems == [
+        (
+            "  - docs/a.md, line 3: cites unknown source 'roe-2012'. Known sources: doe-2020, "
+            "roe-2021. Add new ones to docs/sources.yml"
+        )
+    ]
 
 
 @pytest.mark.parametrize(
     ("page", "message"),
     [
-        (_page("[doe-2020]", "# Page\n"), "the front matter lists `sources:` but the page has no"),
-        (_page(None), "the page has a line [[sources]] but no `sources: [id, ...]`"),
-        (_page("doe-2020"), "front matter `sources:` must be a non-empty list of source ids"),
-        (_page("[]"), "front matter `sources:` must be a non-empty list of source ids"),
-        (_page("[doe-2020, doe-2020]"), "cites source 'doe-2020' more than once"),
-        (_page("[doe-2020]", "[[sources]]\n\n[[sources]]\n"), "appears more than once"),
-        (_page("[doe-2020]", "[[sources]]\n\n[[sources: some]]\n"), "unknown marker"),
+        (_page("[doe-2020]", "# Page\n"), "line 3: the front matter lists `sources:` but the page"),
+        (_page(None), "line 5: the page has a line [[sources]] but no `sources: [id, ...]`"),
+        (_page("doe-2020"), "line 3: front matter `sources:` must be a non-empty list of source"),
+        (_page("[]"), "line 3: front matter `sources:` must be a non-empty list of source ids"),
+        (_page("[doe-2020, doe-2020]"), "line 3: cites source 'doe-2020' more than once"),
+        (
+            _page("[doe-2020]", "[[sources]]\n\n[[sources]]\n"),
+            "line 7: a [[sources]] marker appears",
+        ),
+        (_page("[doe-2020]", "[[sources]]\n\n[[sources: some]]\n"), "line 7: unknown marker"),
     ],
 )
 def test_a_page_whose_marker_and_front_matter_disagree_is_named(page: str, message: str) -> None:
@@ -308,9 +330,9 @@ def test_a_page_whose_marker_and_front_matter_disagree_is_named(page: str, messa
     pages = {"a.md": page, "b.md": _page("[doe-2020]")}
     with pytest.raises(PluginError) as caught:
         check_citations(sources, pages)
-    lines = [line for line in str(caught.value).splitlines() if message in line]
-    assert lines, str(caught.value)
-    assert all("a.md: " in line for line in lines)
+    problems = str(caught.value).splitlines()[1:]
+    assert [p for p in problems if not p.startswith("  - docs/a.md, ")] == [], problems
+    assert any(p.startswith(f"  - docs/a.md, {message}") for p in problems), problems
 
 
 def test_a_marker_inside_a_code_fence_is_not_a_marker() -> None:

@@ -22,8 +22,17 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from page_visits import PALETTES, book_pages, is_ours, offered, palettes_and_pages
+from page_visits import PALETTES, book_pages, offered, palettes_and_pages
 from sitescan import remote_loads, third_party_loads
+
+
+def is_ours(url: str, origin: str) -> bool:
+    """Whether `url` is the served site's own (or a ``data:``, ``blob:``, ``about:`` one)."""
+    parts = urlsplit(url)
+    if parts.scheme in {"data", "blob", "about"}:
+        return True
+    return f"{parts.scheme}://{parts.netloc}" == origin
+
 
 # ---------------------------------------------------------------------------
 # The scanner itself: it must find what it is meant to find

@@ -15,7 +15,7 @@ to add.
   the ```` ```python ```` block right above it (the page's Sybil run compares
   them with what the block prints).
 * ``cross-reference`` numbers are checked against the nav by
-  ``tests/test_lesson_claims.py``.
+  the page check (:mod:`attention_by_hand.book.page_check`).
 
 The notebook page (a jupytext percent file) has no Sybil run: its code
 cells call ``claim()`` (imported from :mod:`attention_by_hand.book.prose`)
@@ -44,7 +44,7 @@ from attention_by_hand.book.prose import (
 )
 from attention_by_hand.book.visible_numbers import SeenNumber, notebook_markdown, page_numbers
 
-__all__ = ["Claim", "Unchecked", "claims", "unchecked_numbers"]
+__all__ = ["Claim", "Unchecked", "claims", "unchecked_lines", "unchecked_numbers"]
 
 _CELL = re.compile(r"^# %%.*$", re.MULTILINE)
 
@@ -119,6 +119,38 @@ def unchecked_numbers(path: Path) -> list[Unchecked]:
     return missing
 
 
+def unchecked_lines(path: Path) -> list[str]:
+    """The numbers of :func:`unchecked_numbers`, one line of the page each, with one claim() to add.
+
+    The numbers of a kind on one line are listed together, and the claim()
+    suggested for them quotes the words from before the first to the last,
+    so that one check covers them all.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> page = Path(tempfile.mkdtemp()) / "page.md"
+    >>> _ = page.write_text("Keys 0 and 1 get 2/3.\\n", encoding="utf-8")
+    >>> print(unchecked_lines(page)[0])
+    line 1: 0, 1 and 2/3 (prose); add e.g. claim('Keys 0 and 1 get 2/3', <value of 0>, <value of 1>, <value of 2/3>)
+    """
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".py":
+        text = notebook_markdown(text)
+    found = unchecked_numbers(path)
+    lines = []
+    for (line, kind), group in itertools.groupby(found, key=lambda u: (u.seen.line, u.seen.kind)):
+        numbers = [u.seen for u in group]
+        shown = [n.number.text for n in numbers]
+        listed = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+        if kind == "output":
+            suggestion = "this ```output fence follows no ```python block; put it right under one"
+        else:
+            suggestion = f"add e.g. {_suggested_claim(text, numbers[0], numbers[-1])}"
+        lines.append(f"line {line}: {listed} ({kind}); {suggestion}")
+    return lines
+
+
 # ---------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------
@@ -184,12 +216,13 @@ def _notebook_claim(markdown: str, above: int, start: int, fragment: str, line: 
     return Claim(fragment, match.span(), line)
 
 
-def _suggested_claim(text: str, seen: SeenNumber) -> str:
-    """A claim() quoting the words before the number, up to and including it."""
+def _suggested_claim(text: str, seen: SeenNumber, last: SeenNumber | None = None) -> str:
+    """A claim() quoting the words before the number `seen`, up to and including `last` (or it)."""
     line_start = text.rfind("\n", 0, seen.number.start) + 1
     before = text[line_start : seen.number.start]
     clause = re.split(r"(?<=[.;:!?])\s+|#\s*|^[ \t>*+-]*(?:\d+[.)])?[ \t]*", before)[-1]
     words = list(re.finditer(r"\S+", clause))[-6:]
-    fragment = (clause[words[0].start() :] if words else "") + seen.number.text
+    end = (last or seen).number.end
+    fragment = (clause[words[0].start() :] if words else "") + text[seen.number.start : end]
     values = ", ".join(f"<value of {n.text}>" for n in numbers_in(fragment))
     return f"claim({fragment!r}, {values})"

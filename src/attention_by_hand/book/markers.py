@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import TypeVar
 
 from mkdocs.exceptions import PluginError
@@ -30,6 +30,8 @@ LEFTOVER = re.compile(rf"\[\[\s*(?:{_ANY_KIND})\b[^\]\n]*\]\]", re.IGNORECASE)
 INDENTED = re.compile(rf"^[ \t]+(?P<marker>\[\[\s*(?:{_ANY_KIND})\b[^\]\n]*\]\])", re.IGNORECASE)
 #: ``<pre>`` and ``<code>`` elements: a marker shown as code is not a leftover.
 CODE = re.compile(r"<(pre|code)\b.*?</\1>", re.DOTALL)
+#: Inline code in Markdown (```` `[[figure: x]]` ````), which shows a marker as code.
+INLINE_CODE = re.compile(r"(`+).+?\1")
 
 
 #: ``[[sources]]`` (the page's own list) or ``[[sources: all]]``; the argument is the group ``arg``.
@@ -146,12 +148,22 @@ def check_no_leftover(html_text: str, page: str) -> None:
     """
     leftover = LEFTOVER.search(CODE.sub("", html_text))
     if leftover:
-        raise PluginError(
-            f"{page}: '{html.unescape(leftover.group())}' was not understood. Write "
-            f"[[figure: name]], [[demo: name]], [[stepper: name]], [[calculator: name]], "
-            f"[[model: name]] or [[sources]] on a line of its own, in lower case, with no space "
-            f"inside the name"
-        )
+        raise PluginError(not_understood(page, html.unescape(leftover.group())))
+
+
+def not_understood(where: str, marker: str) -> str:
+    """The message for a marker the build would leave as text, at `where` (a page, a line).
+
+    Examples
+    --------
+    >>> print(not_understood("a.md", "[[figure: a b]]"))  # doctest: +ELLIPSIS
+    a.md: '[[figure: a b]]' was not understood. Write [[figure: name]], ... in lower case, ...
+    """
+    return (
+        f"{where}: '{marker}' was not understood. Write [[figure: name]], [[demo: name]], "
+        "[[stepper: name]], [[calculator: name]], [[model: name]] or [[sources]] on a line of "
+        "its own, in lower case, with no space inside the name"
+    )
 
 
 def indented_markers(markdown: str) -> list[tuple[int, str]]:
@@ -162,28 +174,67 @@ def indented_markers(markdown: str) -> list[tuple[int, str]]:
     >>> indented_markers("[[sources]]\\n  [[figure: x]]\\n```\\n  [[demo: y]]\\n```\\n")
     [(2, '[[figure: x]]')]
     """
-    found = []
-    first_line = 1
-    for fenced, text in split_fences(markdown):
-        if not fenced:
-            for offset, line in enumerate(text.splitlines()):
-                match = INDENTED.match(line)
-                if match:
-                    found.append((first_line + offset, match["marker"]))
-        first_line += text.count("\n")
-    return found
+    return [
+        (line, match["marker"])
+        for line, text in _prose_lines(markdown)
+        if (match := INDENTED.match(text))
+    ]
 
 
-def check_indented_markers(markdown: str, path: str) -> None:
-    """Stop on a marker with white space before it (:func:`indented_markers`).
+def check_markers(
+    markdown: str, path: str, registries: Mapping[str, tuple[Collection[str], str]]
+) -> None:
+    """Stop on the first marker of a page's source that the build would not show.
+
+    In the order of the file: a marker with white space before it, a
+    ``[[kind: name]]`` whose name is not in its registry, and a marker that
+    no pattern reads (a space in the name, upper case, text after it on the
+    line), which would reach the reader as literal text. Markers in fenced
+    blocks and in inline code are shown as code, and left alone.
+
+    Parameters
+    ----------
+    markdown : str
+        The page's source as written.
+    path : str
+        Its path relative to the repository root, e.g. ``docs/lessons/x.md``.
+    registries : mapping
+        For each kind of named marker (``figure``, ``demo``, ``stepper``), the
+        names it knows and the file that registers them.
 
     Raises
     ------
     PluginError
-        Naming `path`, the line and the marker.
+        ``<path>, line <n>: ...``, naming the marker.
     """
-    for line, marker in indented_markers(markdown):
-        raise PluginError(
-            f"{path}, line {line}: '{marker}' is indented: "
-            "markers must start at the beginning of a line"
-        )
+    patterns = {kind: named_marker(kind) for kind in registries}
+    for line, text in _prose_lines(markdown):
+        where = f"{path}, line {line}"
+        indented = INDENTED.match(text)
+        if indented:
+            raise PluginError(
+                f"{where}: '{indented['marker']}' is indented: "
+                "markers must start at the beginning of a line"
+            )
+        for kind, pattern in patterns.items():
+            named = pattern.fullmatch(text)
+            names, registry = registries[kind]
+            if named and named["name"] not in names:
+                raise unknown_name(where, kind, named["name"], names, registry)
+            if named:
+                break
+        else:
+            leftover = LEFTOVER.search(INLINE_CODE.sub("", text))
+            if leftover and not SOURCES_LINE.fullmatch(text):
+                raise PluginError(not_understood(where, leftover.group()))
+
+
+def _prose_lines(markdown: str) -> list[tuple[int, str]]:
+    """Every line outside fenced blocks, with its number (from 1)."""
+    found = []
+    first_line = 1
+    for fenced, text in split_fences(markdown):
+        if not fenced:
+            found += [(first_line + n, line) for n, line in enumerate(text.splitlines())]
+        first_line += text.count("\n")
+    return found

@@ -81,6 +81,7 @@ class Libraries:
     worksheets: ModuleType  # each lesson's exercises to print, and the book's answer key
     sources: ModuleType  # the record of sources, [[sources]] as HTML
     lessons: ModuleType  # the lesson template check, the "Next" link, the source revision
+    page_check: ModuleType  # the checks of a page's source as written (and pytest's page check)
     pages: ModuleType  # page titles and front matter
     prose: ModuleType  # the Sybil syntax of invisible blocks (and claim())
     notebook: ModuleType  # the notebook page, offline and light, and its .ipynb
@@ -585,29 +586,15 @@ class BookPlugin(BasePlugin[BookConfig]):
     def _check_source(self, file: File, config: MkDocsConfig) -> None:
         """Stop on mistakes MkDocs would pass over silently, naming the file and its line.
 
-        Front matter that is not valid YAML (MkDocs drops it), an invisible
-        block never closed (it hides the prose after it), a misspelled quiz or
-        exercise fence (it shows the answers), a malformed exercise, an
-        indented marker (shown as text).
-        This runs before anything reads the page, on the source as written,
-        so each is the first and only message, with the line in the file.
+        The page check's first step (:func:`page_check.check_source`), on the
+        source as written, before anything reads the page: so each is the
+        first and only message, with the line in the file.
         """
-        lib, text = self.lib, file.content_string
-        path = self._source_path(file, config)
-        problem = lib.pages.front_matter_error(text)
-        if problem is not None:
-            if lib.lessons.is_lesson(file.src_uri, self.config.lessons):
-                raise lib.lessons.template_error(path, [problem])
-            raise PluginError(f"{path}: {problem}")
-        opened = lib.prose.unclosed_invisible_block(text)
-        if opened is not None:
-            raise PluginError(lib.prose.unclosed_invisible_block_message(path, opened))
-        lib.quiz.check_quiz_fences(text, path)
-        try:
-            lib.exercise.page_exercises(text, path)
-        except lib.exercise.ExerciseError as error:
-            raise PluginError(str(error)) from None
-        lib.markers.check_indented_markers(text, path)
+        self.lib.page_check.check_source(
+            file.content_string,
+            self._source_path(file, config),
+            lesson=self.lib.lessons.is_lesson(file.src_uri, self.config.lessons),
+        )
 
     def _markdown_converters(
         self, page: Page, config: MkDocsConfig, files: Files

@@ -18,17 +18,27 @@ values the code computed. It fails when
   number in the text but not in the check, or the other way round);
 * the numbers differ from the computed values (the maths changed).
 
-Each message names the page, the line and both values. Numbers are compared
-exactly when both sides are rational (``int`` or ``fractions.Fraction``), and
-within the rounding of the written number otherwise (``0.33`` matches
-``1/3``: it is within half a unit of the last written place; a tie such as
-0.75 written ``0.8`` is rejected, since it could round either way).
+Each message names the page, the line and both values (outside a page, as
+here, the place is "this check")::
+
+    >>> try:
+    ...     claim("a score of −0.25", 0.25)
+    ... except ClaimError as refused:
+    ...     print(refused)
+    this check: the prose says −0.25 but the code computes 0.25 (in 'a score of −0.25')
+
+Numbers are compared exactly when both sides are rational (``int`` or
+``fractions.Fraction``), and within the rounding of the written number
+otherwise (``0.33`` matches ``1/3``: it is within half a unit of the last
+written place; a tie such as 0.75 written ``0.8`` is rejected, since it
+could round either way).
 
 The number reader
 -----------------
 :data:`NUMBER` and :func:`numbers_in` are the book's one reader of numbers in
-text; :func:`claim`, the coverage test (``tests/test_lesson_claims.py``) and
-the check of code comments all use it. It reads
+text; :func:`claim`, the coverage check of every page
+(:mod:`attention_by_hand.book.coverage`) and the check of code comments all
+use it. It reads
 
 * integers and decimals: ``4``, ``0.75``;
 * a leading sign, ``-`` or the minus sign ``−`` (U+2212): ``−0.25``;
@@ -73,17 +83,12 @@ from sybil.evaluators.python import PythonEvaluator
 from sybil.parsers.markdown import ClearNamespaceParser, CodeBlockParser, SkipParser
 from sybil.region import Lexeme
 
-from attention_by_hand.book.exercise import INFO as EXERCISE_INFO
-from attention_by_hand.book.exercise import block_exercise, exercise_blocks, near_miss_error
-from attention_by_hand.book.fences import FENCE, FencedBlock, near_miss_fences
 from attention_by_hand.book.output import OUTPUT_LANGUAGE, output_mismatch
 
 __all__ = [
     "NUMBER",
     "BlockSource",
     "ClaimError",
-    "ExerciseParser",
-    "ExerciseSource",
     "Number",
     "PythonBlockParser",
     "claim",
@@ -375,71 +380,9 @@ def _shown_path(path: str) -> str:
     return path if relative.startswith("..") else relative.replace(os.sep, "/")
 
 
-class ExerciseParser:
-    """Sybil parser: each ```` ```exercise ```` block of a page is an example that parses it.
-
-    So a malformed exercise fails the page's check (``pytest docs/lessons/x.md``)
-    with the message the build gives, as does a fence that looks like a
-    misspelled ```` ```exercise ```` (:mod:`attention_by_hand.book.exercise`).
-    The examples' parsed value is an :class:`ExerciseSource`, not a string:
-    they are not Python blocks.
-    """
-
-    def __call__(self, document: Document) -> Iterable[Region]:
-        text, path = document.text, _shown_path(document.path)
-        for line, opening in near_miss_fences(text, EXERCISE_INFO):
-            start = _line_start(text, line)
-            end = text.find("\n", start)
-            source = ExerciseSource(path, line, opening=opening)
-            yield Region(start, len(text) if end < 0 else end, source, _raise_near_miss)
-        for number, block in enumerate(exercise_blocks(text), start=1):
-            end = block.end
-            if not block.closed or any(FENCE.match(line) for line in block.body):
-                # the opening line only: a fence inside is Python's own region (it fails here)
-                end = block.start + len(block.opening)
-            source = ExerciseSource(path, block.line, number=number, block=block)
-            yield Region(block.start, end, source, _parse_exercise)
-
-
-@dataclass(frozen=True)
-class ExerciseSource:
-    """What :class:`ExerciseParser` found at `line` of the page at `path`.
-
-    An exercise block (its `number` on the page and the `block`), or a fence
-    that looks like a misspelled one (its `opening` line).
-    """
-
-    path: str
-    line: int
-    number: int = 0
-    block: FencedBlock | None = None
-    opening: str = ""
-
-
-def _parse_exercise(example: Example) -> None:
-    __tracebackhide__ = True
-    source: ExerciseSource = example.parsed
-    if source.block is not None:
-        block_exercise(source.block, source.number, source.path)
-
-
-def _raise_near_miss(example: Example) -> None:
-    __tracebackhide__ = True
-    source: ExerciseSource = example.parsed
-    raise near_miss_error(source.path, source.line, source.opening)
-
-
-def _line_start(text: str, line: int) -> int:
-    """The offset in `text` where its line number `line` (from 1) starts."""
-    start = 0
-    for _ in range(line - 1):
-        start = text.index("\n", start) + 1
-    return start
-
-
 def page_parsers() -> list[Any]:
     """The Sybil parsers of the book's pages, in order: the one list, used everywhere."""
-    return [PythonBlockParser(), ExerciseParser(), SkipParser(), ClearNamespaceParser()]
+    return [PythonBlockParser(), SkipParser(), ClearNamespaceParser()]
 
 
 def setup_namespace(namespace: dict[str, Any]) -> None:
@@ -479,11 +422,9 @@ def claim(fragment: str, *values: Any, _example: Example | None = None) -> None:
 
     Examples
     --------
+    A check that holds returns nothing (the module docstring shows one that fails):
+
     >>> claim("the weights 0.75 and 0.25", [3 / 4, 1 / 4])
-    >>> claim("the score is −0.25 then", 0.25)
-    Traceback (most recent call last):
-    ...
-    attention_by_hand.book.prose.ClaimError: this check: the prose says −0.25 but the code computes 0.25 (in 'the score is −0.25 then')
     """
     __tracebackhide__ = True
     if not isinstance(fragment, str) or not fragment.strip():

@@ -29,8 +29,9 @@ quiz says so.
 
 A malformed quiz (no correct choice, a choice without an explanation, a
 question with fewer than two choices, a line that fits nowhere, a quiz
-without questions or without its closing fence) stops the build with a
-message naming the page and the question.
+without questions or without its closing fence) stops the build, and fails
+the page's check (``pytest docs/lessons/x.md``), with a message naming the
+file, the line in it, the quiz and the question (:func:`check_quizzes`).
 """
 
 from __future__ import annotations
@@ -44,18 +45,19 @@ from typing import Any
 import markdown
 from mkdocs.exceptions import PluginError
 
-from attention_by_hand.book.fences import fenced_blocks, near_miss_fences
+from attention_by_hand.book.fences import FencedBlock, fenced_blocks, near_miss_fences
 
 __all__ = [
     "Choice",
     "Question",
     "QuizError",
     "block_markdown",
-    "check_quiz_fences",
+    "check_quizzes",
     "inline_markdown",
     "is_quiz_info",
     "near_miss_quiz_fences",
     "parse_quiz",
+    "quiz_blocks",
     "render_quiz",
     "replace_quizzes",
 ]
@@ -75,7 +77,19 @@ CONTINUATION = re.compile(r"^(?: {2,}|\t)[ \t]*(?P<text>[^\s>].*)$")
 
 
 class QuizError(ValueError):
-    """A quiz block that does not follow the syntax; the message names the question."""
+    """A quiz block that does not follow the syntax; the message names the question.
+
+    Attributes
+    ----------
+    line : int
+        The line of the block (from 1, the line after the opening fence) that
+        is wrong: the stray line, the question, or the choice; 0 for the
+        opening fence itself (a block without questions).
+    """
+
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.line = line
 
 
 @dataclass(frozen=True)
@@ -123,6 +137,17 @@ class Question:
 # ---------------------------------------------------------------------------
 
 
+def quiz_blocks(markdown: str) -> list[FencedBlock]:
+    """Every ```` ```quiz ```` block of a page, outside other fences, in order.
+
+    Examples
+    --------
+    >>> [(b.line, b.body, b.closed) for b in quiz_blocks("Text.\\n\\n```quiz\\n? q\\n```\\n")]
+    [(3, ('? q',), True)]
+    """
+    return [block for block in fenced_blocks(markdown) if is_quiz_info(block.info)]
+
+
 def replace_quizzes(markdown: str, *, page: str, inline: Callable[[str], str] = html.escape) -> str:
     """Replace each ```` ```quiz ```` block of a page with the quiz's HTML.
 
@@ -139,16 +164,15 @@ def replace_quizzes(markdown: str, *, page: str, inline: Callable[[str], str] = 
     Raises
     ------
     PluginError
-        For a malformed or unclosed quiz, naming the page, the quiz and the question.
+        For a malformed or unclosed quiz, naming the page, the quiz and the
+        question. (The build checks every quiz on the source as written first,
+        with the line in the file: :func:`check_quizzes`.)
     """
     out, at = [], 0
-    quizzes = [block for block in fenced_blocks(markdown) if is_quiz_info(block.info)]
-    for n_quiz, block in enumerate(quizzes, start=1):
+    for n_quiz, block in enumerate(quiz_blocks(markdown), start=1):
         where = f"{page}: quiz {n_quiz}"
         if not block.closed:
-            raise PluginError(
-                f"{where}: the ```quiz block is never closed; end it with {block.fence}"
-            )
+            raise PluginError(f"{where}: {_never_closed(block)}")
         try:
             questions = parse_quiz("\n".join(block.body))
         except QuizError as error:
@@ -159,6 +183,47 @@ def replace_quizzes(markdown: str, *, page: str, inline: Callable[[str], str] = 
         at = block.end
     out.append(markdown[at:])
     return "".join(out)
+
+
+def check_quizzes(markdown: str, path: str) -> None:
+    """Stop on a misspelled quiz fence, then on the first malformed quiz, with the file's line.
+
+    The build runs this on every page's source as written (front matter
+    included), before anything reads the page, so that the line is the one
+    the author sees in the file.
+
+    Parameters
+    ----------
+    markdown : str
+        The page's source.
+    path : str
+        Its path relative to the repository root, e.g. ``docs/lessons/x.md``.
+
+    Raises
+    ------
+    PluginError
+        ``<path>, line <n>: ...``: a fence that looks like a misspelled
+        ```` ```quiz ```` (:func:`near_miss_quiz_fences`), a quiz never closed,
+        or one that does not follow the syntax (:func:`parse_quiz`).
+    """
+    for line, fence in near_miss_quiz_fences(markdown):
+        raise PluginError(
+            f"{path}, line {line}: '{fence}' looks like a misspelled quiz fence, which would "
+            "show the answers as code; write ```quiz (nothing after it) to make a quiz, or "
+            "give the code block another language"
+        )
+    for number, block in enumerate(quiz_blocks(markdown), start=1):
+        if not block.closed:
+            raise PluginError(f"{path}, line {block.line}: quiz {number}: {_never_closed(block)}")
+        try:
+            parse_quiz("\n".join(block.body))
+        except QuizError as error:
+            line = block.line + error.line
+            raise PluginError(f"{path}, line {line}: quiz {number}: {error}") from None
+
+
+def _never_closed(block: FencedBlock) -> str:
+    return f"the ```quiz block is never closed; end it with {block.fence}"
 
 
 def is_quiz_info(info: str) -> bool:
@@ -186,22 +251,6 @@ def near_miss_quiz_fences(markdown: str) -> list[tuple[int, str]]:
     [(1, '```quizz'), (8, '~~~ quiz 2')]
     """
     return near_miss_fences(markdown, "quiz")
-
-
-def check_quiz_fences(markdown: str, path: str) -> None:
-    """Stop on a fence that looks like a misspelled ```` ```quiz ```` (:func:`near_miss_quiz_fences`).
-
-    Raises
-    ------
-    PluginError
-        Naming `path`, the line and the fence as written.
-    """
-    for line, fence in near_miss_quiz_fences(markdown):
-        raise PluginError(
-            f"{path}, line {line}: '{fence}' looks like a misspelled quiz fence, which would "
-            "show the answers as code; write ```quiz (nothing after it) to make a quiz, or "
-            "give the code block another language"
-        )
 
 
 def inline_markdown(
@@ -276,7 +325,8 @@ def parse_quiz(source: str) -> list[Question]:
     QuizError
         If the block has no question, a line fits nowhere, a question has
         fewer than two choices or no correct one, or a choice has no
-        explanation. The message names the question by number and text.
+        explanation. The message names the question by number and text;
+        :attr:`QuizError.line` is the line of the block that is wrong.
     """
     drafts: list[dict[str, Any]] = []
     # what a continuation line adds to: "question", "choice" or "explanation"
@@ -291,11 +341,16 @@ def parse_quiz(source: str) -> list[Question]:
         continuation = CONTINUATION.match(line)
         current = drafts[-1] if drafts else None
         if question:
-            drafts.append({"text": question["text"].strip(), "choices": []})
+            drafts.append({"text": question["text"].strip(), "choices": [], "line": number})
             target = "question"
         elif choice and current is not None:
             current["choices"].append(
-                {"text": choice["text"].strip(), "correct": choice["mark"] != " ", "why": []}
+                {
+                    "text": choice["text"].strip(),
+                    "correct": choice["mark"] != " ",
+                    "why": [],
+                    "line": number,
+                }
             )
             target = "choice"
         elif explanation and current is not None and current["choices"]:
@@ -311,13 +366,14 @@ def parse_quiz(source: str) -> list[Question]:
                 current["choices"][-1]["why"].append(text)
         else:
             raise QuizError(
-                f"line {number} of the block, {line.strip()!r}, fits nowhere"
+                f"{line.strip()!r} fits nowhere"
                 + (f" (it comes after {_name(drafts)})" if drafts else " (before any question)")
                 + ". Expected '? question', '- [x] correct choice', '- [ ] wrong choice', "
-                "or an indented '> explanation' under a choice"
+                "or an indented '> explanation' under a choice",
+                number,
             )
     if not drafts:
-        raise QuizError("has no question; start each question with '? '")
+        raise QuizError("has no question; start each question with '? '", 0)
     questions = []
     for k, draft in enumerate(drafts, start=1):
         name = _name(drafts[:k])
@@ -325,15 +381,19 @@ def parse_quiz(source: str) -> list[Question]:
         if len(choices) < 2:
             raise QuizError(
                 f"{name} has {len(choices)} choice{'' if len(choices) == 1 else 's'}; "
-                "a question needs at least two ('- [x] ...' and '- [ ] ...')"
+                "a question needs at least two ('- [x] ...' and '- [ ] ...')",
+                draft["line"],
             )
         if not any(c["correct"] for c in choices):
-            raise QuizError(f"{name} has no correct choice; mark at least one with '- [x]'")
+            raise QuizError(
+                f"{name} has no correct choice; mark at least one with '- [x]'", draft["line"]
+            )
         for m, c in enumerate(choices, start=1):
             if not " ".join(c["why"]).strip():
                 raise QuizError(
                     f"{name}, choice {m} ({_short(c['text'])}) has no explanation; add an "
-                    "indented '> why it is right or wrong' line under it"
+                    "indented '> why it is right or wrong' line under it",
+                    c["line"],
                 )
         questions.append(
             Question(

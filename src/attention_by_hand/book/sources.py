@@ -19,7 +19,9 @@ The sources page
 The build stops with a :class:`~mkdocs.exceptions.PluginError` that names
 the page, the source and the field when the data file is malformed, a page
 cites an unknown id, a page has ``[[sources]]`` without ``sources:`` (or the
-other way round), or a source is cited by no page.
+other way round), or a source is cited by no page. A page's own problems
+(:func:`page_citation_problems`) name the file and the line in it; the
+page's check (``pytest docs/lessons/x.md``) reports them too.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import datetime as dt
 import html
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,7 +40,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
-from attention_by_hand.book.fences import replace_outside_fences
+from attention_by_hand.book.fences import replace_outside_fences, split_fences
 from attention_by_hand.book.markers import SOURCES_LINE
 from attention_by_hand.book.pages import page_title
 
@@ -280,7 +282,9 @@ def build_date(environ: Mapping[str, str] | None = None) -> dt.date:
     return dt.datetime.now(tz=dt.UTC).date()
 
 
-def check_citations(sources: Mapping[str, Source], pages: Mapping[str, str]) -> Citations:
+def check_citations(
+    sources: Mapping[str, Source], pages: Mapping[str, str], *, docs_dir: str = "docs"
+) -> Citations:
     """Check which pages cite which sources.
 
     Parameters
@@ -290,6 +294,8 @@ def check_citations(sources: Mapping[str, Source], pages: Mapping[str, str]) -> 
     pages : mapping of str to str
         Each Markdown page's path (relative to ``docs/``) and its source
         text, front matter included.
+    docs_dir : str
+        The pages' folder relative to the repository root, for messages.
 
     Returns
     -------
@@ -299,58 +305,106 @@ def check_citations(sources: Mapping[str, Source], pages: Mapping[str, str]) -> 
     Raises
     ------
     PluginError
-        Listing every problem: an unknown or repeated id, a malformed
-        ``sources:`` value, ``[[sources]]`` without ``sources:`` or the other
-        way round, an unknown ``[[sources: ...]]`` marker, and any source
-        that no page cites.
+        Listing every problem, each with its file and line
+        (:func:`page_citation_problems`), and any source that no page cites.
+        While some page cites an unknown id, an uncited source is not
+        reported: it is most often the source the misspelled id meant, and
+        the next build names it if it is still cited by no page.
     """
     problems: list[str] = []
     by_page: dict[str, list[str]] = {}
     cited_by: dict[str, list[str]] = {source_id: [] for source_id in sources}
     titles: dict[str, str] = {}
+    unknown = False
     for uri, text in sorted(pages.items()):
-        body, meta = get_data(text)
-        markers = _markers(body)
-        for arg in sorted({m for m in markers if m not in (None, "all")}):
-            problems.append(
-                f"{uri}: unknown marker [[sources: {arg}]]. Use [[sources]] for the page's own "
-                "list (from its front matter `sources:`) or [[sources: all]] for every source"
-            )
-        ids, errors = _page_citations(meta)
-        problems.extend(f"{uri}: {error}" for error in errors)
-        has_own_list = None in markers
-        if len(markers) != len(set(markers)):
-            problems.append(f"{uri}: a [[sources]] marker appears more than once")
-        if ids is not None and not has_own_list:
-            problems.append(
-                f"{uri}: the front matter lists `sources:` but the page has no line "
-                "[[sources]] to show them"
-            )
-        if ids is None and has_own_list and not errors:
-            problems.append(
-                f"{uri}: the page has a line [[sources]] but no `sources: [id, ...]` in its "
-                "front matter"
-            )
+        ids, found = page_citation_problems(text, sources, path=f"{docs_dir}/{uri}")
+        problems += found
         for source_id in ids or []:
-            if source_id not in sources:
-                problems.append(
-                    f"{uri}: cites unknown source '{source_id}'. Known sources: "
-                    f"{', '.join(sources)}. Add new ones to docs/{DATA_FILE}"
-                )
-            else:
+            if source_id in sources:
                 cited_by[source_id].append(uri)
+            else:
+                unknown = True
         if ids:
             by_page[uri] = ids
             titles[uri] = page_title(uri, text)
     for source_id, uris in cited_by.items():
-        if not uris:
+        if not uris and not unknown:
             problems.append(
-                f"{DATA_FILE}: source '{source_id}' is cited by no page. Cite it in a page's "
-                f"front matter (`sources: [{source_id}]`) or remove it from docs/{DATA_FILE}"
+                f"{docs_dir}/{DATA_FILE}: source '{source_id}' is cited by no page. Cite it in a "
+                f"page's front matter (`sources: [{source_id}]`) or remove it from "
+                f"{docs_dir}/{DATA_FILE}"
             )
     if problems:
         raise PluginError("Sources: the build stops here:\n  - " + "\n  - ".join(problems))
     return Citations(by_page=by_page, cited_by=cited_by, titles=titles)
+
+
+def page_citation_problems(
+    text: str, known: Collection[str], *, path: str
+) -> tuple[list[str] | None, list[str]]:
+    """The ids a page cites, and what is wrong with its citations, each with the line in the file.
+
+    Parameters
+    ----------
+    text : str
+        The page's source, front matter included.
+    known : collection of str
+        The ids of the record of sources.
+    path : str
+        The page's path relative to the repository root, e.g. ``docs/lessons/x.md``.
+
+    Returns
+    -------
+    ids : list of str or None
+        The ids of its front matter's ``sources:``, once each, in order (None
+        when it has no ``sources:``).
+    problems : list of str
+        ``<path>, line <n>: ...`` for an unknown or repeated id, a malformed
+        ``sources:`` value, ``[[sources]]`` without ``sources:`` or the other
+        way round, and an unknown ``[[sources: ...]]`` marker.
+
+    Examples
+    --------
+    >>> page_citation_problems("---\\nsources: [a-1, b-2]\\n---\\n\\n[[sources]]\\n", ["a-1"], path="x.md")[1]
+    ["x.md, line 2: cites unknown source 'b-2'. Known sources: a-1. Add new ones to docs/sources.yml"]
+    """
+    _, meta = get_data(text)
+    key_line, key_end = _front_matter_key(text, "sources")
+    markers = _markers(text)
+    problems = [
+        f"{path}, line {line}: unknown marker [[sources: {arg}]]. Use [[sources]] for the page's "
+        "own list (from its front matter `sources:`) or [[sources: all]] for every source"
+        for line, arg in markers
+        if arg not in (None, "all")
+    ]
+    ids, errors = _page_citations(meta)
+    problems += [f"{path}, line {key_line}: {error}" for error in errors]
+    own_lists = [line for line, arg in markers if arg is None]
+    if len(own_lists) > 1:
+        problems.append(f"{path}, line {own_lists[1]}: a [[sources]] marker appears more than once")
+    if ids is not None and not own_lists:
+        problems.append(
+            f"{path}, line {key_line}: the front matter lists `sources:` but the page has no "
+            "line [[sources]] to show them"
+        )
+    if ids is None and own_lists and not errors:
+        problems.append(
+            f"{path}, line {own_lists[0]}: the page has a line [[sources]] but no "
+            "`sources: [id, ...]` in its front matter"
+        )
+    lines = text.splitlines()
+    for source_id in ids or []:
+        if source_id not in known:
+            pattern = re.compile(rf"(?<![\w-]){re.escape(source_id)}(?![\w-])")
+            line = next(
+                (n for n in range(max(key_line, 1), key_end + 1) if pattern.search(lines[n - 1])),
+                key_line,
+            )
+            problems.append(
+                f"{path}, line {line}: cites unknown source '{source_id}'. Known sources: "
+                f"{', '.join(known)}. Add new ones to docs/{DATA_FILE}"
+            )
+    return ids, problems
 
 
 # ---------------------------------------------------------------------------
@@ -536,15 +590,32 @@ def _page_citations(meta: Mapping[str, Any]) -> tuple[list[str] | None, list[str
     return list(dict.fromkeys(value)), errors
 
 
-def _markers(body: str) -> list[str | None]:
-    found: list[str | None] = []
-
-    def record(match: re.Match[str]) -> str:
-        found.append(match["arg"])
-        return match[0]
-
-    replace_outside_fences(MARKER, record, body)
+def _markers(text: str) -> list[tuple[int, str | None]]:
+    """Each ``[[sources]]`` or ``[[sources: arg]]`` line outside fences: (line from 1, arg)."""
+    found: list[tuple[int, str | None]] = []
+    line = 1
+    for fenced, chunk in split_fences(text):
+        if not fenced:
+            found += [
+                (line + chunk.count("\n", 0, m.start()), m["arg"]) for m in MARKER.finditer(chunk)
+            ]
+        line += chunk.count("\n")
     return found
+
+
+def _front_matter_key(text: str, key: str) -> tuple[int, int]:
+    """The first and last line (from 1) of `key` in the front matter: (0, 0) if it is not there."""
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        return 0, 0
+    end = next((n for n in range(1, len(lines)) if lines[n].strip() in ("---", "...")), len(lines))
+    for n in range(1, end):
+        if lines[n].startswith(f"{key}:"):
+            last = n
+            while last + 1 < end and lines[last + 1][:1] in (" ", "\t", "-"):
+                last += 1
+            return n + 1, last + 1
+    return 0, 0
 
 
 def _authors(authors: Sequence[str]) -> str:

@@ -9,7 +9,8 @@ its kind, which says what checks it:
     Prose, lists, tables, headings, admonitions, quizzes (questions, choices
     and explanations), Markdown captions, maths, the title and description of
     the front matter, and fences other than ``python`` and ``output``. A
-    ``claim()`` on the same page must quote it (``tests/test_lesson_claims.py``).
+    ``claim()`` on the same page must quote it (the page check,
+    :mod:`attention_by_hand.book.page_check`).
 ``comment``
     A comment in a visible ```` ```python ```` block. Quoted by a ``claim()``
     like prose (the check after the block may quote the comment).

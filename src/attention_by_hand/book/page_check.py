@@ -1,0 +1,550 @@
+"""Every check of one page that needs no build: what ``pytest docs/<page>`` runs.
+
+For each page of ``docs/`` (every Markdown page, and each notebook that
+becomes a page), pytest collects one item that runs :func:`check_page`,
+beside Sybil's items for the page's Python blocks, which run its ``claim()``
+checks and compare its shown output (:mod:`attention_by_hand.book.pytest_pages`,
+named by the root ``conftest.py``). The checks run in
+the order of :data:`CHECKS` and stop at the first that fails, as the build
+stops at its first error; each message names the file (relative to the
+repository root) and, where there is one, the line in it:
+
+1. :func:`check_source`: what the build checks first on every page's source
+   as written, with the same messages (the plugin calls this function):
+   front matter that is not YAML, an invisible block never closed, a
+   misspelled quiz or exercise fence, a malformed quiz or exercise, a
+   marker the build would not show (indented, an unknown name, not
+   understood);
+2. a lesson follows the template (front matter keys, ``next:`` names a page
+   of the book) and is in the nav of ``mkdocs.yml``;
+3. each source id the page cites is in ``docs/sources.yml``, and its
+   ``[[sources]]`` line agrees with its front matter;
+4. a lesson's quizzes ask at least :data:`MIN_QUIZ_QUESTIONS` questions, and
+   it has at least :data:`MIN_EXERCISES_PER_LESSON` exercises;
+5. every Python-looking fence is exactly ```` ```python ```` and every
+   ```` ```output ```` fence sits right under one (Sybil runs and compares
+   nothing else), every skip gives its reason, and no exercise holds a fence;
+6. every number a reader sees is backed by a check
+   (:mod:`attention_by_hand.book.coverage`), a lesson has at least
+   :data:`MIN_CLAIMS_PER_LESSON` claims, and every ``lesson N`` names the
+   N-th lesson of the nav.
+
+What only a build shows (a broken link, maths that latex2mathml refuses, a
+failing notebook cell, the pages as rendered) needs ``make strict``.
+
+A plain library: it reads the book's files, raises the libraries' errors
+(:data:`BOOK_ERRORS`) and keeps no state.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from mkdocs.exceptions import PluginError
+from mkdocs.utils.meta import get_data
+from sybil import Sybil
+
+from attention_by_hand.book import (
+    calculator_html,
+    coverage,
+    demo_html,
+    demos,
+    exercise,
+    figure_pages,
+    lessons,
+    markers,
+    model_demo_html,
+    pages,
+    prose,
+    quiz,
+    registry,
+    sources,
+    stepper_html,
+)
+from attention_by_hand.book.prose import BlockSource, ClaimError, page_parsers
+from attention_by_hand.book.visible_numbers import lesson_references
+
+__all__ = [
+    "BOOK_ERRORS",
+    "CHECKS",
+    "MIN_CLAIMS_PER_LESSON",
+    "MIN_EXERCISES_PER_LESSON",
+    "MIN_QUIZ_QUESTIONS",
+    "Book",
+    "Page",
+    "PageError",
+    "check_fences",
+    "check_page",
+    "check_source",
+    "cross_reference_problems",
+    "fences_inside_exercises",
+    "opening_fences",
+    "read_book",
+]
+
+#: Each lesson checks at least this many statements of its prose.
+MIN_CLAIMS_PER_LESSON = 8
+#: Each lesson's quizzes ask at least this many questions in all.
+MIN_QUIZ_QUESTIONS = 3
+#: Each lesson has at least this many exercises.
+MIN_EXERCISES_PER_LESSON = 3
+
+#: The opening or closing line of a fence, with its info string.
+FENCE_LINE = re.compile(
+    r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n]*?)[ \t]*$", re.MULTILINE
+)
+#: Info strings a reader takes for Python, and for shown output.
+PYTHONISH = re.compile(r"^(\{[^}]*)?\.?(py|python|python3|pycon|ipython)\b", re.IGNORECASE)
+OUTPUTISH = re.compile(r"^(\{[^}]*)?\.?(output|out|stdout|result)\b", re.IGNORECASE)
+INVISIBLE = re.compile(r"<!--\s*invisible-code(?:-block)?:\s*python\s*\n", re.MULTILINE)
+SKIP = re.compile(r"<!--\s*skip:\s*(?P<args>[^>]*?)\s*-->")
+
+
+class PageError(ValueError):
+    """A page breaks a rule that its check enforces (the build itself does not stop on it)."""
+
+
+#: What the checks raise for a mistake in a page: the test report shows their message alone.
+BOOK_ERRORS = (PluginError, PageError, ClaimError)
+
+
+@dataclass(frozen=True)
+class Book:
+    """What the check of one page reads of the rest of the book, from ``mkdocs.yml``.
+
+    Attributes
+    ----------
+    root : pathlib.Path
+        The folder of ``mkdocs.yml`` (the repository root).
+    docs_dir : str
+        The pages' folder, relative to `root`.
+    nav : tuple of str
+        Every page of the nav, in order, relative to `docs_dir`.
+    pages : frozenset of str
+        Every page of the book: the Markdown pages and the notebooks that
+        mkdocs-jupyter turns into pages.
+    lessons_dir : str
+        The lessons' folder, relative to `docs_dir` (the book plugin's
+        ``lessons`` setting).
+    source_ids : tuple of str
+        The ids of the record of sources, in its order.
+    """
+
+    root: Path
+    docs_dir: str
+    nav: tuple[str, ...]
+    pages: frozenset[str]
+    lessons_dir: str
+    source_ids: tuple[str, ...]
+
+    @property
+    def nav_lessons(self) -> list[str]:
+        """The lessons of the nav, in order: lesson 1 first."""
+        return [uri for uri in self.nav if lessons.is_lesson(uri, self.lessons_dir)]
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page to check: where it is, and its text as written."""
+
+    #: Its path relative to ``docs/``, e.g. ``lessons/x.md``.
+    uri: str
+    #: Its path relative to the repository root, e.g. ``docs/lessons/x.md``.
+    path: str
+    text: str
+    file: Path
+
+    @property
+    def is_markdown(self) -> bool:
+        """False for a notebook (a jupytext ``.py`` file)."""
+        return self.uri.endswith(".md")
+
+
+#: libyaml's parser where PyYAML has it: every page check reads mkdocs.yml and the record.
+_YAML_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _ConfigLoader(_YAML_LOADER):  # type: ignore[misc,valid-type]
+    """Reads mkdocs.yml, ignoring its tags (``!ENV``, ``!!python/name``)."""
+
+
+_ConfigLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
+_ConfigLoader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+
+
+def read_book(root: Path) -> Book:
+    """The :class:`Book` of the ``mkdocs.yml`` in `root`.
+
+    Raises
+    ------
+    PageError
+        If ``mkdocs.yml`` is missing or has no nav.
+    """
+    config_file = root / "mkdocs.yml"
+    try:
+        config = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_ConfigLoader)
+    except FileNotFoundError:
+        raise PageError(f"no mkdocs.yml in {root}: the page check reads the nav from it") from None
+    if not isinstance(config, dict) or "nav" not in config:
+        raise PageError(f"{config_file}: no nav, which the page check reads")
+    docs_dir = str(config.get("docs_dir", "docs"))
+    settings = {**_plugin_settings(config, "book"), **_plugin_settings(config, "mkdocs-jupyter")}
+    docs = root / docs_dir
+    book_pages = {p.relative_to(docs).as_posix() for p in docs.rglob("*.md")}
+    for pattern in settings.get("include", []):
+        book_pages |= {p.relative_to(docs).as_posix() for p in docs.glob(pattern) if p.is_file()}
+    record = docs / str(settings.get("sources", sources.DATA_FILE))
+    text = record.read_text(encoding="utf-8") if record.is_file() else "[]"
+    data = yaml.load(text, Loader=_YAML_LOADER)
+    ids = [e["id"] for e in data or [] if isinstance(e, dict) and isinstance(e.get("id"), str)]
+    return Book(
+        root=root,
+        docs_dir=docs_dir,
+        nav=tuple(_leaves(config["nav"])),
+        pages=frozenset(book_pages),
+        lessons_dir=str(settings.get("lessons", lessons.LESSONS_DIR)),
+        source_ids=tuple(ids),
+    )
+
+
+def _plugin_settings(config: Mapping[str, Any], name: str) -> dict[str, Any]:
+    for entry in config.get("plugins") or []:
+        if isinstance(entry, dict) and name in entry:
+            return dict(entry[name] or {})
+    return {}
+
+
+def _leaves(node: object) -> list[str]:
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, list):
+        return [leaf for item in node for leaf in _leaves(item)]
+    if isinstance(node, dict):
+        return [leaf for item in node.values() for leaf in _leaves(item)]
+    return []
+
+
+def check_page(file: Path, book: Book) -> None:
+    """Run every check of :data:`CHECKS` on the page at `file`; stop at the first that fails.
+
+    Raises
+    ------
+    PluginError, PageError or ClaimError
+        The first check's message (:data:`BOOK_ERRORS`).
+    """
+    docs = book.root / book.docs_dir
+    uri = file.relative_to(docs).as_posix()
+    page = Page(uri, f"{book.docs_dir}/{uri}", file.read_text(encoding="utf-8"), file)
+    for check in CHECKS:
+        check(page, book)
+
+
+# ---------------------------------------------------------------------------
+# The source as written (also the build's first check of every page)
+# ---------------------------------------------------------------------------
+
+
+def check_source(text: str, path: str, *, lesson: bool) -> None:
+    """Stop on mistakes MkDocs would pass over silently, naming the file and its line.
+
+    Front matter that is not valid YAML (MkDocs drops it), an invisible block
+    never closed (it hides the prose after it), a misspelled quiz or
+    exercise fence (it shows the answers), a malformed quiz or exercise, a
+    marker the build would not show. The build runs this on every page before anything reads it, so
+    each is the first and only message, with the line in the file.
+
+    Parameters
+    ----------
+    text : str
+        A Markdown page's source, front matter included.
+    path : str
+        Its path relative to the repository root, e.g. ``docs/lessons/x.md``.
+    lesson : bool
+        Whether the page is a lesson (its front matter error then reads as
+        the template check's).
+
+    Raises
+    ------
+    PluginError
+        ``<path>, line <n>: ...`` (or, for a lesson's front matter, the
+        template check's message).
+    """
+    problem = pages.front_matter_error(text)
+    if problem is not None:
+        if lesson:
+            raise lessons.template_error(path, [problem])
+        raise PluginError(f"{path}: {problem}")
+    opened = prose.unclosed_invisible_block(text)
+    if opened is not None:
+        raise PluginError(prose.unclosed_invisible_block_message(path, opened))
+    quiz.check_quizzes(text, path)
+    try:
+        exercise.page_exercises(text, path)
+    except exercise.ExerciseError as error:
+        raise PluginError(str(error)) from None
+    markers.check_markers(text, path, _registries())
+
+
+def _registries() -> dict[str, tuple[Collection[str], str]]:
+    """The names each kind of ``[[kind: name]]`` marker knows, and the file that registers them."""
+    return {
+        "figure": (registry.FIGURES, figure_pages.REGISTRY_FILE),
+        "demo": (demos.DEMOS, demo_html.REGISTRY_FILE),
+        "stepper": (stepper_html.STEPPERS, stepper_html.REGISTRY_FILE),
+        "calculator": (calculator_html.CALCULATORS, calculator_html.REGISTRY_FILE),
+        "model": (model_demo_html.MODEL_DEMOS, model_demo_html.REGISTRY_FILE),
+    }
+
+
+def _source(page: Page, book: Book) -> None:
+    if page.is_markdown:
+        check_source(page.text, page.path, lesson=lessons.is_lesson(page.uri, book.lessons_dir))
+
+
+# ---------------------------------------------------------------------------
+# The lesson template, the nav, the sources, the quiz
+# ---------------------------------------------------------------------------
+
+
+def _template(page: Page, book: Book) -> None:
+    if lessons.is_lesson(page.uri, book.lessons_dir):
+        body, meta = get_data(page.text)
+        lessons.check_lesson(body, meta, page=page.uri, source_path=page.path, page_uris=book.pages)
+
+
+def _in_nav(page: Page, book: Book) -> None:
+    if lessons.is_lesson(page.uri, book.lessons_dir) and page.uri not in book.nav:
+        raise lessons.not_in_nav_error(page.path, page.uri)
+
+
+def _citations(page: Page, book: Book) -> None:
+    if page.is_markdown:
+        _, problems = sources.page_citation_problems(page.text, book.source_ids, path=page.path)
+        if problems:
+            raise PageError("\n".join(problems))
+
+
+def _quiz_size(page: Page, book: Book) -> None:
+    if not lessons.is_lesson(page.uri, book.lessons_dir):
+        return
+    blocks = quiz.quiz_blocks(page.text)
+    if not blocks:
+        raise PageError(
+            f"{page.path} has no quiz where one of {MIN_QUIZ_QUESTIONS} questions is required"
+        )
+    asked = sum(len(quiz.parse_quiz("\n".join(block.body))) for block in blocks)
+    if asked < MIN_QUIZ_QUESTIONS:
+        raise PageError(
+            f"{page.path}, line {blocks[0].line}: the lesson's quiz asks {asked} "
+            f"question{'' if asked == 1 else 's'} where {MIN_QUIZ_QUESTIONS} are required"
+        )
+
+
+def _exercise_count(page: Page, book: Book) -> None:
+    if not lessons.is_lesson(page.uri, book.lessons_dir):
+        return
+    found = len(exercise.exercise_blocks(page.text))
+    if found < MIN_EXERCISES_PER_LESSON:
+        raise PageError(
+            f"{page.path} has {found} exercise{'' if found == 1 else 's'} where "
+            f"{MIN_EXERCISES_PER_LESSON} are required (```exercise blocks: see the template)"
+        )
+
+
+# ---------------------------------------------------------------------------
+# The fences Sybil runs and compares
+# ---------------------------------------------------------------------------
+
+
+def opening_fences(text: str) -> list[tuple[int, str]]:
+    """(line from 1, info string) of every opening fence, read apart from Sybil's parser.
+
+    Examples
+    --------
+    >>> opening_fences("```python\\nx = 1\\n```\\n\\n````md\\n```py\\n```\\n````\\n")
+    [(1, 'python'), (5, 'md')]
+    """
+    found, open_fence = [], None
+    for match in FENCE_LINE.finditer(text):
+        fence = match["fence"]
+        if open_fence is None:
+            found.append((text.count("\n", 0, match.start()) + 1, match["info"]))
+            open_fence = fence
+        elif fence[0] == open_fence[0] and len(fence) >= len(open_fence) and not match["info"]:
+            open_fence = None
+    return found
+
+
+def fences_inside_exercises(text: str) -> list[str]:
+    """``line N: <fence>`` for every fence line inside an ```` ```exercise ```` block.
+
+    Examples
+    --------
+    >>> fences_inside_exercises("```exercise\\n? q\\n~~~python\\nx\\n~~~\\n```\\n")
+    ['line 3: ~~~python', 'line 5: ~~~']
+    """
+    found, open_fence, in_exercise = [], None, False
+    for match in FENCE_LINE.finditer(text):
+        fence, line = match["fence"], text.count("\n", 0, match.start()) + 1
+        if open_fence is None:
+            open_fence, in_exercise = fence, exercise.is_exercise_info(match["info"])
+        elif fence[0] == open_fence[0] and len(fence) >= len(open_fence) and not match["info"]:
+            open_fence = None
+        elif in_exercise:
+            found.append(f"line {line}: {match[0].strip()}")
+    return found
+
+
+def check_fences(page: Page, book: Book) -> None:
+    """No Python block or shown output may be silently left out of the page's run.
+
+    Sybil runs a fence only when its info string is exactly ``python``, and
+    an ```` ```output ```` fence is compared with what a block prints only
+    right under a ```` ```python ```` fence; the fences are counted here
+    apart from Sybil's parser, and the counts must agree.
+    """
+    if not page.is_markdown:
+        return
+    text, path = page.text, page.path
+    fences = opening_fences(text)
+    for line, info in fences:
+        if PYTHONISH.match(info) and info != "python":
+            raise PageError(
+                f"{path}, line {line}: '```{info}' would be shown but never run: Sybil runs a "
+                "fence only when its info string is exactly `python`"
+            )
+        if OUTPUTISH.match(info) and info != "output":
+            raise PageError(
+                f"{path}, line {line}: '```{info}' is compared with nothing: shown output is "
+                "checked only in a fence whose info string is exactly `output`"
+            )
+    for match in SKIP.finditer(text):
+        args = match["args"]
+        if args.startswith(("next", "start")) and not re.search(r"\"[^\"]+\"", args):
+            line = text.count("\n", 0, match.start()) + 1
+            raise PageError(f"{path}, line {line}: a skip needs a quoted reason: {match.group()}")
+    for inside in fences_inside_exercises(text):
+        where, fence = inside.split(": ", 1)
+        raise PageError(
+            f"{path}, {where}: '{fence}' is inside an ```exercise block, where it would never "
+            "run (or would end the exercise early): an exercise holds no fence"
+        )
+    blocks = [e.region.parsed for e in Sybil(parsers=page_parsers()).parse(page.file)]
+    python = [b for b in blocks if isinstance(b, str)]
+
+    expected = sum(1 for _, info in fences if info == "python") + len(INVISIBLE.findall(text))
+    if len(python) != expected:
+        raise PageError(
+            f"{path}: {expected} ```python fences and invisible blocks, but Sybil collected "
+            f"{len(python)} examples"
+        )
+    compared = {b.shown_line for b in blocks if isinstance(b, BlockSource) and b.shown_line}
+    for line, info in fences:
+        if info == "output" and line not in compared:
+            raise PageError(
+                f"{path}, line {line}: this ```output fence is not right under a ```python "
+                "fence (only blank lines may come between), so nothing compares it with what "
+                "a block prints; move it under its block"
+            )
+
+
+# ---------------------------------------------------------------------------
+# The numbers a reader sees
+# ---------------------------------------------------------------------------
+
+
+def _numbers(page: Page, book: Book) -> None:
+    claims = coverage.claims(page.file)
+    unmatched = [c for c in claims if c.span == (-1, -1)]
+    if unmatched and page.is_markdown:
+        # the page's run of claim() reports each of them, with the line; the
+        # numbers they were to cover would only repeat it
+        return
+    if unmatched:
+        raise PageError(
+            "\n".join(
+                f"{page.path}, line {c.line}: claim({c.fragment!r}): "
+                f"{c.problem or 'the text above its cell does not contain it'}"
+                for c in unmatched
+            )
+        )
+    unchecked = coverage.unchecked_lines(page.file)
+    if unchecked:
+        raise PageError(
+            f"{page.path}: a number a reader sees is backed by no check (claim() for prose and "
+            "code comments, an ```output fence under its block for printed output):\n"
+            + "\n".join(f"  {page.path}, {line}" for line in unchecked)
+        )
+    if lessons.is_lesson(page.uri, book.lessons_dir) and len(claims) < MIN_CLAIMS_PER_LESSON:
+        raise PageError(
+            f"{page.path} has {len(claims)} claims where {MIN_CLAIMS_PER_LESSON} are required "
+            "(claim() checks of the numbers in its prose)"
+        )
+
+
+def _lesson_numbers(page: Page, book: Book) -> None:
+    problems = cross_reference_problems(page.uri, page.text, book.nav_lessons)
+    if problems:
+        raise PageError("\n".join(f"{page.path}, {problem}" for problem in problems))
+
+
+def cross_reference_problems(page: str, text: str, nav_lessons: list[str]) -> list[str]:
+    """What is wrong with each ``lesson N`` of `text`, the page at docs/`page`.
+
+    On a Markdown page it must be a link to the N-th lesson of the nav
+    (`nav_lessons`, in order), so that a changed number or a reordered nav
+    fails; in a code comment or the notebook (whose links would break in
+    Jupyter) it must be a lesson of the nav.
+
+    Examples
+    --------
+    >>> cross_reference_problems("index.md", "See lesson 3.", ["lessons/a.md", "lessons/b.md"])
+    ["line 1: 'lesson 3' names no lesson: the nav in mkdocs.yml has 2 lessons"]
+    """
+    problems = []
+    for ref in lesson_references(text):
+        said = f"'lesson {ref.lesson}'"
+        if not 1 <= ref.lesson <= len(nav_lessons):
+            problems.append(
+                f"line {ref.line}: {said} names no lesson: the nav in mkdocs.yml has "
+                f"{len(nav_lessons)} lessons"
+            )
+            continue
+        meant = nav_lessons[ref.lesson - 1]
+        if ref.target is None:
+            if not ref.in_comment and not page.endswith(".py"):
+                link = posixpath.relpath(meant, posixpath.dirname(page) or ".")
+                problems.append(
+                    f"line {ref.line}: {said} is not a link, so no check can tell which lesson it "
+                    f"means; write it [lesson {ref.lesson}]({link}) if it means {meant}"
+                )
+            continue
+        linked = posixpath.normpath(
+            posixpath.join(posixpath.dirname(page), ref.target.split("#")[0])
+        )
+        if linked != meant:
+            problems.append(
+                f"line {ref.line}: {said} links to {linked}, but lesson {ref.lesson} of the nav "
+                f"in mkdocs.yml is {meant}"
+            )
+    return problems
+
+
+#: The checks of a page, in the order they run (each takes the page and the book).
+CHECKS: tuple[Callable[[Page, Book], None], ...] = (
+    _source,
+    _template,
+    _in_nav,
+    _citations,
+    _quiz_size,
+    _exercise_count,
+    check_fences,
+    _numbers,
+    _lesson_numbers,
+)
