@@ -702,19 +702,103 @@ def _assert_quoted(broken: Break, lines: list[str]) -> None:
 # ---------------------------------------------------------------------------
 
 NEW_LESSON = "docs/lessons/my-lesson.md"
+#: CONTRIBUTING.md's part one, the lesson author's path, runs from the top of
+#: the file to this heading (counted in), in at most PART_ONE_LINES lines.
+PART_TWO = "## Part two: reference for authors"
+PART_ONE_LINES = 150
+#: The heading of part one's new-lesson checklist.
+CHECKLIST = "### Add a new lesson: the checklist"
+#: The checklist's shell commands, in order, as the tests below run them: the
+#: copy (:func:`_follow_the_recipe`) and the page check (:func:`_page_check`).
+COPY_THE_TEMPLATE = f"cp lesson-template.md {NEW_LESSON}"
+CHECK_THE_PAGE = f".venv/bin/pytest {NEW_LESSON}"
+CHECKLIST_COMMANDS = (COPY_THE_TEMPLATE, CHECK_THE_PAGE)
+#: The lines the checklist's steps write: the nav entry, the `next:` of the
+#: lesson before, and the `next:` the new lesson takes over when it comes last.
+NAV_ENTRY = f"- {NEW_LESSON.removeprefix('docs/')}"
+NEXT_OF_THE_LESSON_BEFORE = f"next: {NEW_LESSON.removeprefix('docs/')}"
+NEXT_OF_THE_LAST = "next: notebooks/explore.py"
+CHECKLIST_EDITS = (NAV_ENTRY, NEXT_OF_THE_LESSON_BEFORE, NEXT_OF_THE_LAST)
+
+
+def _part_one(guide: str) -> str:
+    """CONTRIBUTING.md from its first line to the heading of part two, that heading included."""
+    head, found, _ = guide.partition(f"\n{PART_TWO}\n")
+    assert found, f"CONTRIBUTING.md has no line {PART_TWO!r}, where part two starts"
+    return f"{head}\n{PART_TWO}\n"
+
+
+def _section(text: str, heading: str) -> str:
+    """The lines under `heading` in `text`, up to the next heading of its level or above."""
+    start = text.find(f"\n{heading}\n")
+    assert start >= 0, f"no heading {heading!r} in:\n{text}"
+    body = text[start + len(heading) + 2 :]
+    level = len(heading) - len(heading.lstrip("#"))
+    end = re.search(rf"^#{{1,{level}}} ", body, re.MULTILINE)
+    return body[: end.start()] if end else body
+
+
+def _shell_commands(text: str) -> list[str]:
+    """The commands of the ```sh blocks in `text` (indented or not), comments left out."""
+    blocks = re.findall(r"^([ \t]*)```sh\n(.*?)^\1```$", text, re.MULTILINE | re.DOTALL)
+    lines = (line for _, body in blocks for line in body.splitlines())
+    return [command for line in lines if (command := re.sub(r"\s+#.*$", "", line).strip())]
 
 
 def _follow_the_recipe(copy: Path) -> None:
-    """CONTRIBUTING.md, "A new lesson": copy the template, add it to the nav, link to it."""
-    guide = CONTRIBUTING.read_text(encoding="utf-8")
-    assert f"cp lesson-template.md {NEW_LESSON}" in guide
-    assert "add the page to `nav:` in `mkdocs.yml` and set the `next:`" in guide
-    shutil.copyfile(TEMPLATE, copy / NEW_LESSON)
-    _add_to_nav(copy, NEW_LESSON.removeprefix("docs/"))
-    edit(
-        copy / "docs" / LAST_LESSON, "next: notebooks/explore.py\n", "next: lessons/my-lesson.md\n"
+    """CONTRIBUTING.md, part one's checklist: copy the template, add it to the nav, link to it.
+
+    The new lesson goes after the book's last lesson, so it takes over that
+    lesson's `next:`.
+    """
+    part_one = _part_one(CONTRIBUTING.read_text(encoding="utf-8"))
+    assert f"cp lesson-template.md {NEW_LESSON}" in part_one
+    assert "add the page to `nav:` in `mkdocs.yml` and set the `next:`" in part_one
+    command, template, lesson = COPY_THE_TEMPLATE.split()
+    assert (command, ROOT / template) == ("cp", TEMPLATE)
+    shutil.copyfile(TEMPLATE, copy / lesson)
+    _add_to_nav(copy, NAV_ENTRY.removeprefix("- "))
+    edit(copy / "docs" / LAST_LESSON, f"{NEXT_OF_THE_LAST}\n", f"{NEXT_OF_THE_LESSON_BEFORE}\n")
+    edit(copy / lesson, "next: lessons/attention-matrix.md\n", f"{NEXT_OF_THE_LAST}\n")
+
+
+def test_contributing_starts_with_a_short_authors_path_whose_checklist_the_recipe_follows(
+    book: Path,
+) -> None:
+    """Issue 22: part one of CONTRIBUTING.md is short, and its checklist is what the tests do.
+
+    Part one ends at the heading of part two, in at most 150 lines. Its
+    checklist's shell commands are exactly those the tests here run, and each
+    line its steps write is one that :func:`_follow_the_recipe` writes, as it
+    does on a copy.
+    """
+    part_one = _part_one(CONTRIBUTING.read_text(encoding="utf-8"))
+    lines = len(part_one.splitlines())
+    assert lines <= PART_ONE_LINES, (
+        f"CONTRIBUTING.md's part one (to {PART_TWO!r}) is {lines} lines; "
+        f"at most {PART_ONE_LINES}: move the detail to part two"
     )
-    edit(copy / NEW_LESSON, "next: lessons/attention-matrix.md\n", "next: notebooks/explore.py\n")
+    checklist = _section(part_one, CHECKLIST)
+    commands = _shell_commands(checklist)
+    assert commands == list(CHECKLIST_COMMANDS), (
+        f"the checklist's ```sh commands are {commands}, the tests run {list(CHECKLIST_COMMANDS)}"
+    )
+    for written in CHECKLIST_EDITS:
+        assert f"`{written}`" in checklist, f"the checklist does not say `{written}`:\n{checklist}"
+    # its last step, `make strict`, is what the build test below runs
+    assert "`make strict`" in checklist, checklist
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^strict: .*\n\t\$\(BIN\)/mkdocs build --strict$", makefile, re.MULTILINE)
+
+    _follow_the_recipe(book)
+    template = TEMPLATE.read_text(encoding="utf-8")
+    assert (book / NEW_LESSON).read_text(encoding="utf-8") == template.replace(
+        "next: lessons/attention-matrix.md\n", f"{NEXT_OF_THE_LAST}\n", 1
+    )
+    nav = (book / "mkdocs.yml").read_text(encoding="utf-8")
+    assert f"      - {LAST_LESSON}\n      {NAV_ENTRY}\n" in nav
+    before = (book / "docs" / LAST_LESSON).read_text(encoding="utf-8")
+    assert f"\n{NEXT_OF_THE_LESSON_BEFORE}\n" in before
 
 
 def test_a_lesson_added_as_contributing_says_passes_its_check_once_its_quiz_is_full(
@@ -726,7 +810,7 @@ def test_a_lesson_added_as_contributing_says_passes_its_check_once_its_quiz_is_f
     template lacks, naming the lesson; with the quiz filled in, it passes.
     """
     _follow_the_recipe(book)
-    code, lines = _page_check(pytester, NEW_LESSON)
+    code, lines = _page_check(pytester, CHECK_THE_PAGE.removeprefix(".venv/bin/pytest "))
     assert code == 1, "\n".join(lines)
     report = "\n".join(_report(lines))
     line = _lines(UNBROKEN, "```quiz")
