@@ -1,4 +1,4 @@
-"""The GitHub Actions workflows do what CONTRIBUTING.md says they do.
+"""The GitHub Actions workflows do what CONTRIBUTING.md and MAINTAINING.md say they do.
 
 Each workflow file is loaded with PyYAML (where ``on:`` is read as ``True``,
 YAML 1.1) and the jobs and steps that matter are checked: the pull-request
