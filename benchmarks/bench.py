@@ -180,6 +180,7 @@ def main() -> None:
             (
                 "warm build trains the model again",
                 "yes" if trained_again else "no",
+                "",
                 "no",
                 _verdict(bool(models_before) and not trained_again),
             ),
