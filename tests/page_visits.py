@@ -74,17 +74,37 @@ def book_pages(docs: Path = ROOT / "docs") -> list[str]:
     return sorted([*pages, *generated, "404.html"])
 
 
+def visited_pages() -> list[str]:
+    """The pages visited in Chromium: every page of :func:`book_pages` but the worksheets
+    after the first.
+
+    The worksheets are one template filled with one lesson's exercises each, and
+    those exercises are visited on their lessons and, all of them, on the answer
+    key; so the first worksheet stands for the template. (Measured: each visit
+    takes 3 to 5 s of a worker; the 11 other worksheets in two palettes were
+    about 80 s of ``make test``'s worker time.) tests/test_worksheets.py prints
+    every worksheet.
+    """
+    pages = book_pages()
+    sheets = [p for p in pages if p.startswith("worksheets/") and p != KEY_PAGE]
+    return [p for p in pages if p not in sheets[1:]]
+
+
+#: The answer key's page, at its directory URL.
+KEY_PAGE = KEY_URI.removesuffix(".md") + "/"
+
+
 def page_id(path: str) -> str:
     """A page's name in test ids: ``index``, ``lessons-causal-masking``, ``404``."""
     return path.removesuffix(".html").strip("/").replace("/", "-") or "index"
 
 
 def palettes_and_pages() -> list[pytest.param]:
-    """``(palette, path)`` for every palette and page, with ids such as ``dark-index``."""
+    """``(palette, path)`` for every palette and visited page, with ids such as ``dark-index``."""
     return [
         pytest.param(palette, path, id=f"{palette}-{page_id(path)}")
         for palette in PALETTES
-        for path in book_pages()
+        for path in visited_pages()
     ]
 
 

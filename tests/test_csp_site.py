@@ -36,7 +36,7 @@ from pathlib import Path
 
 import pytest
 from csp_spy import SPY, violations
-from page_visits import PALETTES, READER_TOOLS, book_pages, offered, palettes_and_pages
+from page_visits import PALETTES, READER_TOOLS, offered, palettes_and_pages, visited_pages
 from sitescan import built_pages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -128,7 +128,7 @@ def test_the_pages_offer_every_tool_the_reading_test_uses(site_dir: Path) -> Non
     (:func:`test_no_violation_while_reading_the_page`); this makes sure that
     is, together, every tool.
     """
-    tools = set().union(*(offered(site_dir, page).tools for page in book_pages()))
+    tools = set().union(*(offered(site_dir, page).tools for page in visited_pages()))
     assert tools == set(READER_TOOLS)
 
 

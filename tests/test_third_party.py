@@ -22,7 +22,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from page_visits import PALETTES, book_pages, offered, palettes_and_pages
+from page_visits import PALETTES, offered, palettes_and_pages, visited_pages
 from sitescan import remote_loads, third_party_loads
 
 
@@ -91,7 +91,7 @@ def test_no_built_file_loads_from_another_host(site_dir: Path) -> None:
 def test_some_page_has_search_and_a_full_size_figure_in_each_palette(site_dir: Path) -> None:
     """What the request test must exercise somewhere: search, and a full-size figure link
     in each palette (each page's visit uses what that page has)."""
-    pages = [offered(site_dir, page) for page in book_pages()]
+    pages = [offered(site_dir, page) for page in visited_pages()]
     assert any("search" in page.tools for page in pages), "no page to search from"
     for palette in PALETTES:
         assert any(palette in page.full_size for page in pages), (
