@@ -20,31 +20,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from project import project_files
 
 ROOT = Path(__file__).resolve().parents[1]
-#: Left out when git cannot list the files (what .gitignore leaves out).
-MADE = {".git", ".venv", "site", "site-offline", "node_modules", "__pycache__"}
-MADE |= {".pytest_cache", ".hypothesis", ".ruff_cache", ".mypy_cache", ".cache"}
-
-
-def _files() -> list[Path]:
-    """The files pre-commit would check: tracked, plus new ones not ignored (git's view)."""
-    listed = subprocess.run(
-        ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if listed.returncode == 0 and listed.stdout:
-        paths = [ROOT / name for name in listed.stdout.split("\0") if name]
-    else:  # not a git checkout: everything but what is made
-        paths = [
-            path
-            for path in ROOT.rglob("*")
-            if not MADE & set(path.relative_to(ROOT).parts)
-            and not any(part.endswith(".egg-info") for part in path.parts)
-        ]
-    return sorted(path for path in paths if path.is_file() and not path.is_symlink())
 
 
 def _text(path: Path) -> str | None:
@@ -185,14 +163,14 @@ def test_make_lint_runs_zizmor_offline() -> None:
 
 
 def test_there_are_files_to_check() -> None:
-    names = {path.relative_to(ROOT).as_posix() for path in _files()}
+    names = {path.relative_to(ROOT).as_posix() for path in project_files()}
     assert {"mkdocs.yml", "pyproject.toml", "docs/index.md"} <= names
     assert not any(name.startswith((".venv/", ".git/")) for name in names)
 
 
 def test_no_trailing_whitespace() -> None:
     found = []
-    for path in _files():
+    for path in project_files():
         text = _text(path)
         if text is not None and (lines := _trailing_whitespace(text)):
             found.append(f"{path.relative_to(ROOT)}: line(s) {lines[:10]}")
@@ -201,7 +179,7 @@ def test_no_trailing_whitespace() -> None:
 
 def test_every_file_ends_with_one_newline() -> None:
     found = []
-    for path in _files():
+    for path in project_files():
         text = _text(path)
         if text is not None and (problem := _bad_ending(text)):
             found.append(f"{path.relative_to(ROOT)} {problem}")
@@ -209,7 +187,7 @@ def test_every_file_ends_with_one_newline() -> None:
 
 
 def test_every_yaml_file_parses() -> None:
-    paths = [p for p in _files() if p.suffix in {".yml", ".yaml"}]
+    paths = [p for p in project_files() if p.suffix in {".yml", ".yaml"}]
     assert ROOT / "mkdocs.yml" in paths
     found = []
     for path in paths:
