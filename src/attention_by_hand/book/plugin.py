@@ -119,6 +119,7 @@ class BookPlugin(BasePlugin[BookConfig]):
         self.citations: Citations | None = None
         self.page_urls: dict[str, str] = {}
         self.worksheet_lessons: dict[str, str] = {}  # worksheet page -> its lesson
+        self.lesson_sheets: list[Any] | None = None  # the lessons' exercises, read once a build
         self.nav_order: list[str] = []
         self.page_titles: dict[str, str] = {}
         self.restore_cell_ids: Callable[[], None] | None = None
@@ -626,6 +627,7 @@ class BookPlugin(BasePlugin[BookConfig]):
         """
         worksheets, pages = self.lib.worksheets, self.lib.pages
         self.worksheet_lessons = {}
+        self.lesson_sheets = None
         for file in list(files.documentation_pages()):
             uri = file.src_uri
             if not self.lib.lessons.is_lesson(uri, self.config.lessons):
@@ -649,7 +651,22 @@ class BookPlugin(BasePlugin[BookConfig]):
     def _worksheet_page(self, page: Page, config: MkDocsConfig, files: Files) -> str:
         """The Markdown of a worksheet or of the answer key, from the lessons' exercise blocks."""
         worksheets, uri = self.lib.worksheets, page.file.src_uri
-        sheets = []
+        sheets = self._lesson_sheets(config, files)
+        inline, block = self._markdown_converters(page, config, files)
+        if uri == worksheets.KEY_URI:
+            return str(worksheets.key_body(sheets, page_uri=uri, inline=inline, block=block))
+        lesson = self.worksheet_lessons[uri]
+        (sheet,) = [s for s in sheets if s.uri == lesson]
+        return str(worksheets.worksheet_body(sheet, page_uri=uri, inline=inline))
+
+    def _lesson_sheets(self, config: MkDocsConfig, files: Files) -> list[Any]:
+        """Each lesson's exercises with its number, parsed once a build for all the sheets.
+
+        (13 pages each parsed every lesson: 185 parses, 0.9 s of a 9 s build.)
+        """
+        if self.lesson_sheets is not None:
+            return self.lesson_sheets
+        worksheets, sheets = self.lib.worksheets, []
         lessons = [u for u in self.nav_order if self.lib.lessons.is_lesson(u, self.config.lessons)]
         for number, lesson in enumerate(lessons, start=1):
             if lesson not in self.worksheet_lessons.values():
@@ -663,12 +680,8 @@ class BookPlugin(BasePlugin[BookConfig]):
             sheets.append(
                 worksheets.LessonSheet(lesson, self.page_titles[lesson], number, tuple(found))
             )
-        inline, block = self._markdown_converters(page, config, files)
-        if uri == worksheets.KEY_URI:
-            return str(worksheets.key_body(sheets, page_uri=uri, inline=inline, block=block))
-        lesson = self.worksheet_lessons[uri]
-        (sheet,) = [s for s in sheets if s.uri == lesson]
-        return str(worksheets.worksheet_body(sheet, page_uri=uri, inline=inline))
+        self.lesson_sheets = sheets
+        return sheets
 
     def _check_lesson(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """The lesson template check, then the "Next" link if the body has none."""
