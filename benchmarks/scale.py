@@ -55,6 +55,8 @@ from axe_core import SCRIPT as AXE_SCRIPT  # where `make test` installs axe-core
 NAV_LESSON = re.compile(r"^(?P<indent> +)- (?P<path>lessons/[\w-]+\.md)\n", re.MULTILINE)
 #: A lesson body's own link to the next lesson, on a line of its own.
 BODY_NEXT = re.compile(r"^\[Next: [^\]]*\]\([^)]*\)(?:\{[^}]*\})?[ \t]*$", re.MULTILINE)
+#: An exercise's "new numbers: skill" line, which a copied lesson leaves out.
+NEW_NUMBERS = re.compile(r"^new numbers:.*\n", re.MULTILINE)
 COPIED = ("docs", "src", "overrides", "tests")
 COPIED_FILES = ("mkdocs.yml", "pyproject.toml", "conftest.py")
 PER_PAGE_TESTS = ("docs",)
@@ -184,10 +186,10 @@ def _grow(book: Path, size: int) -> None:
     for n in range(len(real), size):
         source = real[n % len(real)]
         path = f"lessons/copy-{n + 1:02d}-{Path(source).stem}.md"
-        (docs / path).write_text(
-            _retitled((docs / source).read_text(encoding="utf-8"), f"(copy {_letters(n)})"),
-            encoding="utf-8",
-        )
+        copied = _retitled((docs / source).read_text(encoding="utf-8"), f"(copy {_letters(n)})")
+        # each fresh-numbers skill belongs to one exercise of the book (the tests say so)
+        copied = NEW_NUMBERS.sub("", copied)
+        (docs / path).write_text(copied, encoding="utf-8")
         added.append(path)
     order = real + added
     for n, path in enumerate(order):
