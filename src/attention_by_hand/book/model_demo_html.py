@@ -25,19 +25,16 @@ from __future__ import annotations
 
 import html
 import json
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
 from attention_by_hand.book.demo_html import _cell, _table
-from attention_by_hand.book.fences import replace_outside_fences
-from attention_by_hand.book.markers import marker_id, named_marker, unknown_name
+from attention_by_hand.book.markers import replace_named_markers
 from attention_by_hand.tiny_model import TinyForward, TinyModel, tiny_model_forward
 
 __all__ = ["MODEL_DEMOS", "ModelDemoSpec", "render_model_demo", "replace_model_markers"]
 
-MODEL_LINE = named_marker("model")
 REGISTRY_FILE = "attention_by_hand/book/model_demo_html.py"
 
 NO_JS = (
@@ -108,16 +105,14 @@ def replace_model_markers(
     PluginError
         For an unknown name, naming the page, the name and the known ones.
     """
-    seen: dict[str, int] = {}
-
-    def demo_html(match: re.Match[str]) -> str:
-        name = match["name"]
-        spec = demos.get(name)
-        if spec is None:
-            raise unknown_name(page, "model", name, demos, REGISTRY_FILE)
-        return render_model_demo(spec, model(name), marker_id("model", name, seen))
-
-    return replace_outside_fences(MODEL_LINE, demo_html, markdown)
+    return replace_named_markers(
+        "model",
+        markdown,
+        page=page,
+        known=demos,
+        registry=REGISTRY_FILE,
+        render=lambda spec, uid: render_model_demo(spec, model(spec.name), uid),
+    )
 
 
 def render_model_demo(spec: ModelDemoSpec, model: TinyModel, uid: str) -> str:
