@@ -35,6 +35,7 @@ from typing import Any, NoReturn
 
 import axe_core
 import pytest
+from browser_pages import FreshPage
 from hypothesis import settings
 from project import STALE_PAGE, TIER_VARIABLE, build_site
 from xdist.scheduler import LoadScopeScheduling
@@ -177,6 +178,18 @@ def axe() -> axe_core.Axe:
     if reason is not None:
         _missing(reason)
     return axe_core.Axe(axe_core.SCRIPT.read_text(encoding="utf-8"), axe_core.locked_version())
+
+
+@pytest.fixture(scope="module")
+def fresh(browser: Any) -> Iterator[FreshPage]:
+    """One page for a module's tests, each loading its own (browser_pages.FreshPage).
+
+    (tests/test_stepper_browser.py and tests/test_calculator_browser.py make
+    their own, with the CSP spy.)
+    """
+    shared = FreshPage(browser)
+    yield shared
+    shared.close()
 
 
 @pytest.fixture(scope="module")

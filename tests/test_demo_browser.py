@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from browser_pages import FreshPage, assert_fits
+from browser_pages import assert_fits
 
 from attention_by_hand import attention_weights, scaled_dot_product_attention
 from attention_by_hand.book.demos import DEMOS
@@ -166,14 +166,6 @@ def random_cases(name: str, seed: int) -> list[dict]:
                 }
             )
     return cases
-
-
-@pytest.fixture(scope="module")
-def fresh(browser):
-    """One page for this module's tests, each loading its own (browser_pages.FreshPage)."""
-    shared = FreshPage(browser)
-    yield shared
-    shared.close()
 
 
 def test_demos_are_on_their_pages(site_dir: Path):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from browser_pages import FreshPage, assert_fits
+from browser_pages import assert_fits
 
 from attention_by_hand import tiny_model_forward
 from attention_by_hand.book.model_demo_html import MODEL_DEMOS
@@ -126,14 +126,6 @@ def random_sequences(seed: int) -> list[tuple[str, str]]:
             typed = " " + ", ".join(letters) + " "
         cases.append((typed, letters))
     return cases
-
-
-@pytest.fixture(scope="module")
-def fresh(browser):
-    """One page for this module's tests, each loading its own (browser_pages.FreshPage)."""
-    shared = FreshPage(browser)
-    yield shared
-    shared.close()
 
 
 def test_the_model_is_on_its_page_with_the_weights_it_prints(site_dir: Path):
