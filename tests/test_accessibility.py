@@ -36,8 +36,10 @@ def test_the_pages_we_visit_are_the_pages_the_build_made(site_dir: Path):
 def test_axe_finds_no_violation_on_the_page(page_visits, palette: str, path: str):
     """The page in the palette, at every width of :data:`WIDTHS`.
 
-    The page is loaded once, at the first width, and resized to the others,
-    before anything on it is used (tests/page_visits.py).
+    The page is loaded once, at the first width, and checked untouched; then
+    used, which leaves the first question's explanations and the first
+    exercise's feedback shown, and checked at the other width
+    (tests/page_visits.py).
     """
     seen = page_visits(palette, path)
     name = path or "index"

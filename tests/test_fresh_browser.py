@@ -23,7 +23,8 @@ import pytest
 from axe_core import violations_report
 from browser_pages import TWO_FRAMES
 from csp_spy import violations
-from test_exercise_browser import SETTLED, UNRELATED, page_url
+from page_visits import SETTLED, UNRELATED
+from test_exercise_browser import page_url
 from test_fresh_numbers import SEEDS, written_exercise
 from test_quiz_browser import SNAPSHOT, words
 

@@ -79,17 +79,16 @@ def page_url(site_url: str, lesson: Path) -> str:
 #: ancestor. "Disabled" is Playwright's for a form control: ``:disabled`` (its
 #: own attribute or a disabled fieldset) or ``aria-disabled="true"``. The
 #: buttons are found by their text, as ``get_by_role("button", name=...)`` finds them.
-QUESTION_STATE = """
-(n) => {
-  const fieldset = document.querySelectorAll(".abh-quiz fieldset.abh-question")[n];
-  const visible = (el) => {
-    const box = el.getBoundingClientRect();
-    return el.checkVisibility({ visibilityProperty: true }) && box.width > 0 && box.height > 0;
-  };
-  const buttons = (name) => [...fieldset.querySelectorAll("button")]
-    .filter((b) => b.textContent.trim().toLowerCase().includes(name.toLowerCase()));
+STATE_OF = """
+const visible = (el) => {
+  const box = el.getBoundingClientRect();
+  return el.checkVisibility({ visibilityProperty: true }) && box.width > 0 && box.height > 0;
+};
+const buttonsOf = (fieldset, name) => [...fieldset.querySelectorAll("button")]
+  .filter((b) => b.textContent.trim().toLowerCase().includes(name.toLowerCase()));
+const stateOf = (fieldset) => {
   const button = (name) => {
-    const found = buttons(name);
+    const found = buttonsOf(fieldset, name);
     return found.length === 1
       ? { count: 1, visible: visible(found[0]), focused: found[0] === document.activeElement }
       : { count: found.length };
@@ -111,8 +110,33 @@ QUESTION_STATE = """
     check: button("Check"),
     retry: button("Try again"),
   };
+};
+"""
+QUESTION_STATE = (
+    "(n) => {"
+    + STATE_OF
+    + "return stateOf(document.querySelectorAll('.abh-quiz fieldset.abh-question')[n]); }"
+)
+#: Runs steps on the `n`-th question in one call and returns its state after
+#: each: ``{"choose": [choice numbers], "press": "Check" | "Try again"}``. Each
+#: choice and button is ``click()``-ed, which runs the page's handlers as a
+#: mouse click does (a radio or checkbox is checked first); the mouse itself
+#: is tested on the first and last steps of every question, below.
+RUN_STEPS = (
+    "([n, steps]) => {"
+    + STATE_OF
+    + """
+  const fieldset = document.querySelectorAll(".abh-quiz fieldset.abh-question")[n];
+  const inputs = [...fieldset.querySelectorAll(".abh-choices input")];
+  return steps.map((step) => {
+    (step.choose || []).forEach((m) => inputs[m].click());
+    const [button] = buttonsOf(fieldset, step.press);
+    button.click();
+    return stateOf(fieldset);
+  });
 }
 """
+)
 
 
 @pytest.fixture(scope="module")
@@ -122,6 +146,17 @@ def spied_page(browser):
     ctx.add_init_script(SPY)
     yield ctx.new_page()
     ctx.close()
+
+
+def assert_reset(s: dict, where: str) -> None:
+    """After "Try again": nothing chosen, explained or disabled; Check shown again."""
+    for j, why in enumerate(s["whys"]):
+        assert not why["visible"], (where, j + 1)
+        assert not s["inputs"][j]["checked"], (where, j + 1)
+        assert not s["inputs"][j]["disabled"], (where, j + 1)
+    assert s["result"] == "", where
+    assert s["check"]["visible"], where
+    assert not s["retry"]["visible"], where
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
@@ -152,12 +187,13 @@ def test_answering_shows_every_explanation_and_try_again_resets(
     def state(n: int) -> dict:
         return page.evaluate(QUESTION_STATE, n)
 
-    # Every click is a real one: Playwright scrolls the control into view and
-    # sends the mouse down and up at its centre. ``force`` only skips the waits
-    # before it (visible, enabled, two frames without moving, not covered):
-    # the state read before each click has shown the control visible, and a
-    # click that landed on anything else would leave a state the asserts after
-    # it reject. About 30 ms a click, some 250 clicks.
+    # The first and last clicks of each question are real ones (each choice
+    # alone is tried in the page, RUN_STEPS): Playwright scrolls the control
+    # into view and sends the mouse down and up at its centre. ``force`` only
+    # skips the waits before it (visible, enabled, two frames without moving,
+    # not covered): the state read before each click has shown the control
+    # visible, and a click that landed on anything else would leave a state
+    # the asserts after it reject.
     act = {"force": True}
 
     def centred(control):
@@ -202,11 +238,13 @@ def test_answering_shows_every_explanation_and_try_again_resets(
         assert "first" in s["result"], where
         assert not s["whys"][0]["visible"], where
 
-        # Choose each choice alone in turn
+        # Choose each choice alone in turn, then try again: in the page, in one call
+        steps = []
+        for m in range(n_choices):
+            steps += [{"choose": [m], "press": "Check"}, {"press": "Try again"}]
+        states = page.evaluate(RUN_STEPS, [n, steps])
         for m, choice in enumerate(want.choices):
-            centred(inputs.nth(m)).check(**act)
-            centred(check).click(**act)
-            s = state(n)
+            s = states[2 * m]
             result = s["result"]
             right = choice.correct and n_correct == 1
             assert result.startswith("Correct") if right else not result.startswith("Correct")
@@ -225,15 +263,7 @@ def test_answering_shows_every_explanation_and_try_again_resets(
                     assert "Not correct." in text
                 assert s["inputs"][j]["disabled"], (where, j + 1)
             assert s["retry"]["focused"], where
-            centred(retry).click(**act)
-            s = state(n)
-            for j in range(n_choices):
-                assert not s["whys"][j]["visible"], (where, j + 1)
-                assert not s["inputs"][j]["checked"], (where, j + 1)
-                assert not s["inputs"][j]["disabled"], (where, j + 1)
-            assert s["result"] == "", where
-            assert s["check"]["visible"], where
-            assert not s["retry"]["visible"], where
+            assert_reset(states[2 * m + 1], where)
 
         # All the correct choices, and only those
         for m, choice in enumerate(want.choices):
@@ -242,6 +272,7 @@ def test_answering_shows_every_explanation_and_try_again_resets(
         centred(check).click(**act)
         assert state(n)["result"].startswith("Correct"), where
         centred(retry).click(**act)
+        assert_reset(state(n), where)
 
     # nothing stored, nothing sent
     assert page.evaluate(SNAPSHOT) == before
