@@ -193,7 +193,11 @@ def printed(browser, site_url: str):
 
     def print_page(uri: str):
         if uri not in memo:
-            tab.goto(site_url + site_path(uri), wait_until="networkidle")
+            # the page has no image; what it fetches after its load (the search
+            # index) is not printed, and waiting for the network to go idle cost
+            # about half a second a page
+            tab.goto(site_url + site_path(uri), wait_until="load")
+            tab.evaluate("document.fonts.ready.then(() => true)")
             shown = tab.evaluate(SHOWN)
             tab.emulate_media(media="print")
             layout = {}
