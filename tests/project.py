@@ -1,23 +1,19 @@
 """Builds of the book, and copies of it, for the tests that build, break or serve one.
 
-Shared by tests/conftest.py (the site's build), the tests that build a copy
-of the book (the build cache, broken copies, reproducible builds, offline)
-and the tests that serve one and edit it.
+Shared by tests/conftest.py (the site's build) and the tests that build a
+copy of the book (the build cache, broken copies, reproducible builds,
+offline, serve); what only one module uses is written there (serving a copy:
+tests/test_build.py; running one: tests/test_build_cache.py).
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -131,20 +127,6 @@ def copy_environment(copy: Path) -> dict[str, str]:
     return env
 
 
-def run_in_copy(copy: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m <args>`` in a copy of the project, importing the copy's package."""
-    require_tier("build", "runs a copy of the book")
-    return subprocess.run(
-        [sys.executable, "-m", *args],
-        cwd=copy,
-        env=copy_environment(copy),
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=timeout,
-    )
-
-
 def pip(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     """Run this environment's pip with `args` in `cwd`, as a fresh shell would.
 
@@ -229,73 +211,6 @@ def source_date_epoch() -> str:
         ["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True, check=False
     )
     return result.stdout.strip() if result.returncode == 0 else ""
-
-
-class Server:
-    """``mkdocs serve`` running in a copy of the project (see :func:`serve_copy`)."""
-
-    def __init__(self, process: subprocess.Popen[bytes], port: int, log: Path) -> None:
-        self.process = process
-        self.port = port
-        self.log = log
-
-    def fetch(self, path: str) -> bytes | None:
-        """The served file at `path` (relative to the site root), or None if it is not served."""
-        try:
-            url = f"http://127.0.0.1:{self.port}/{path}"
-            with urllib.request.urlopen(url, timeout=5) as response:
-                return bytes(response.read())
-        except OSError:
-            return None
-
-    def wait_for(
-        self, path: str, predicate: Callable[[bytes], bool], what: str, seconds: float = 120
-    ) -> bytes:
-        """Fetch `path` until `predicate` holds for it; fail the test after `seconds`."""
-        import pytest
-
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            body = self.fetch(path)
-            if body is not None and predicate(body):
-                return body
-            if self.process.poll() is not None:
-                pytest.fail(f"mkdocs serve exited: {self.log.read_text(encoding='utf-8')}")
-            time.sleep(0.3)
-        pytest.fail(
-            f"mkdocs serve did not {what} within {seconds} s; its log:\n"
-            + self.log.read_text(encoding="utf-8")[-3000:]
-        )
-
-
-@contextlib.contextmanager
-def serve_copy(copy: Path, log: Path) -> Iterator[Server]:
-    """Run ``mkdocs serve`` in `copy` (importing the copy's package) until the block ends."""
-    require_tier("serve", "serves a copy of the book")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    env = copy_environment(copy)
-    # as `make serve` runs it (the Makefile unexports the variable): whether
-    # compiled modules are written into src/ is the plugin's to decide
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    with log.open("w", encoding="utf-8") as stderr:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
-            cwd=copy,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=stderr,
-        )
-        try:
-            yield Server(process, port, log)
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
 
 
 def edit(path: Path, old: str, new: str) -> None:

@@ -11,6 +11,9 @@ import html
 import importlib
 import logging
 import re
+import socket
+import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -21,7 +24,7 @@ from typing import Any
 import pytest
 from csp_spy import SPY, violations, watch_console
 from mkdocs.exceptions import Abort, PluginError
-from project import STALE_PAGE, Server, copy_for_build, edit, serve_copy
+from project import STALE_PAGE, copy_environment, copy_for_build, edit, require_tier
 
 from attention_by_hand.book import plugin as plugin_module
 from attention_by_hand.book import serve_errors
@@ -34,6 +37,71 @@ from attention_by_hand.book.plugin import BookPlugin
 from attention_by_hand.book.registry import FIGURES, PALETTE_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+class Server:
+    """``mkdocs serve`` running in a copy of the project (see :func:`serve_copy`)."""
+
+    def __init__(self, process: subprocess.Popen[bytes], port: int, log: Path) -> None:
+        self.process = process
+        self.port = port
+        self.log = log
+
+    def fetch(self, path: str) -> bytes | None:
+        """The served file at `path` (relative to the site root), or None if it is not served."""
+        try:
+            url = f"http://127.0.0.1:{self.port}/{path}"
+            with urllib.request.urlopen(url, timeout=5) as response:
+                return bytes(response.read())
+        except OSError:
+            return None
+
+    def wait_for(
+        self, path: str, predicate: Callable[[bytes], bool], what: str, seconds: float = 120
+    ) -> bytes:
+        """Fetch `path` until `predicate` holds for it; fail the test after `seconds`."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            body = self.fetch(path)
+            if body is not None and predicate(body):
+                return body
+            if self.process.poll() is not None:
+                pytest.fail(f"mkdocs serve exited: {self.log.read_text(encoding='utf-8')}")
+            time.sleep(0.3)
+        pytest.fail(
+            f"mkdocs serve did not {what} within {seconds} s; its log:\n"
+            + self.log.read_text(encoding="utf-8")[-3000:]
+        )
+
+
+@contextlib.contextmanager
+def serve_copy(copy: Path, log: Path) -> Iterator[Server]:
+    """Run ``mkdocs serve`` in `copy` (importing the copy's package) until the block ends."""
+    require_tier("serve", "serves a copy of the book")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    env = copy_environment(copy)
+    # as `make serve` runs it (the Makefile unexports the variable): whether
+    # compiled modules are written into src/ is the plugin's to decide
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    with log.open("w", encoding="utf-8") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
+            cwd=copy,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
+        try:
+            yield Server(process, port, log)
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def test_every_registered_figure_is_in_the_site_in_both_palettes(site_dir: Path) -> None:

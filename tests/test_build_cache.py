@@ -14,6 +14,8 @@ import contextlib
 import os
 import re
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -23,7 +25,7 @@ from typing import Any
 import pytest
 from mkdocs.structure.toc import get_toc
 from nbclient.exceptions import CellExecutionError
-from project import ROOT, copy_for_build, run_in_copy
+from project import ROOT, copy_environment, copy_for_build, require_tier
 
 from attention_by_hand.book.build_cache import (
     CACHE_ENV,
@@ -44,6 +46,20 @@ from attention_by_hand.book.trained_models import (
 )
 
 COUNTS = re.compile(r"build cache: (?P<kind>\w+) (?P<hits>\d+) from the cache, (?P<made>\d+) made")
+
+
+def run_in_copy(copy: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m <args>`` in a copy of the project, importing the copy's package."""
+    require_tier("build", "runs a copy of the book")
+    return subprocess.run(
+        [sys.executable, "-m", *args],
+        cwd=copy,
+        env=copy_environment(copy),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=timeout,
+    )
 
 
 def _build(copy: Path, site: Path) -> dict[str, tuple[int, int]]:
