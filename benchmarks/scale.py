@@ -29,7 +29,9 @@ the same way, for issue 10's "each lesson added later costs <= 8 s more"::
     .venv/bin/python benchmarks/scale.py --suite --lessons 11
 
 It prints each size's times and, between the smallest and the largest
-size, the cost of one added lesson. Timings are printed, never asserted.
+size, the cost of one added lesson; for the whole suite also its CPU time
+(of every process it ran, Chromium's included), which another load on the
+machine moves less than the wall time. Timings are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -76,7 +78,7 @@ def main() -> None:
 
     results: dict[int, tuple[float, float, float, str]] = {}
     samples: dict[int, list[tuple[float, float, float]]] = {}
-    suites: dict[int, list[tuple[float, str]]] = {}
+    suites: dict[int, list[tuple[float, float, str]]] = {}
     with tempfile.TemporaryDirectory(prefix="abh-scale-") as temp:
         work = Path(temp)
         real = len(_nav_lessons((ROOT / "mkdocs.yml").read_text(encoding="utf-8")))
@@ -93,7 +95,7 @@ def main() -> None:
                 env = {**_environment(book), "ABH_CACHE_DIR": str(cache)}
                 cold = _timed_build(book, work / f"site-{size}-{run}-cold", env)
                 warm = _timed_build(book, work / f"site-{size}-{run}-warm", env)
-                tests, summary = _pytest(book, env, *PER_PAGE_TESTS)
+                tests, _, summary = _pytest(book, env, *PER_PAGE_TESTS)
                 samples.setdefault(size, []).append((cold, warm, tests))
                 results[size] = (0.0, 0.0, 0.0, summary)
                 print(
@@ -103,13 +105,16 @@ def main() -> None:
                 )
                 if args.suite:
                     suite_env = {**env, "ABH_CACHE_DIR": str(work / f"cache-suite-{size}-{run}")}
-                    seconds, summary = _pytest(book, suite_env, *SUITE_ARGS)
+                    seconds, cpu, summary = _pytest(book, suite_env, *SUITE_ARGS)
                     if "skipped" in summary or "failed" in summary:
                         sys.exit(
                             f"scale: the suite of {size} lessons did not pass whole: {summary}"
                         )
-                    suites.setdefault(size, []).append((seconds, summary))
-                    print(f"run {run + 1}, {size} lessons: whole suite {seconds:.2f} s ({summary})")
+                    suites.setdefault(size, []).append((seconds, cpu, summary))
+                    print(
+                        f"run {run + 1}, {size} lessons: whole suite {seconds:.2f} s, "
+                        f"{cpu:.2f} s of CPU ({summary})"
+                    )
         for size, runs in samples.items():
             cold, warm, tests = (statistics.median(r[i] for r in runs) for i in range(3))
             results[size] = (cold, warm, tests, results[size][3])
@@ -130,13 +135,28 @@ def main() -> None:
             f"per-page tests {per[2]:+.2f} s  ({small} -> {large} lessons)"
         )
     if suites:
-        medians = {size: statistics.median(s for s, _ in runs) for size, runs in suites.items()}
+        # the CPU time of the suite's processes (Chromium's included) moves less than
+        # the wall time when other work shares the machine: per lesson, it is divided
+        # by the suite's workers, as the wall time of a run with no other load would be
+        medians: dict[int, tuple[float, float]] = {
+            size: (
+                statistics.median(wall for wall, _, _ in runs),
+                statistics.median(cpu for _, cpu, _ in runs),
+            )
+            for size, runs in suites.items()
+        }
         for size in sorted(medians):
-            print(f"{size:>7} lessons: whole suite {medians[size]:.2f} s (median)")
+            wall, cpu = medians[size]
+            print(f"{size:>7} lessons: whole suite {wall:.2f} s, {cpu:.2f} s of CPU (medians)")
         if len(medians) > 1:
             small, large = min(medians), max(medians)
-            per_lesson = (medians[large] - medians[small]) / (large - small)
-            print(f"each added lesson: whole suite {per_lesson:+.2f} s (target <= 8 s)")
+            added = large - small
+            wall = (medians[large][0] - medians[small][0]) / added
+            cpu = (medians[large][1] - medians[small][1]) / added
+            print(
+                f"each added lesson: whole suite {wall:+.2f} s (target <= 8 s); "
+                f"{cpu:+.2f} s of CPU, {cpu / SUITE_WORKERS:+.2f} s on {SUITE_WORKERS} workers"
+            )
 
 
 def _clone(book: Path) -> Path:
@@ -153,13 +173,14 @@ def _clone(book: Path) -> Path:
     return book
 
 
-def _pytest(book: Path, env: dict[str, str], *args: str) -> tuple[float, str]:
-    """Seconds of ``pytest args`` in `book`, and its summary; a failure's output is printed."""
+def _pytest(book: Path, env: dict[str, str], *args: str) -> tuple[float, float, str]:
+    """Seconds and CPU seconds of ``pytest args`` in `book`, and its summary; a failure's output
+    is printed."""
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args]
     run = _timed_pytest(command, cwd=book, env=env)
     if run.result.returncode != 0:
         print(run.result.stdout[-4000:], file=sys.stderr)
-    return run.seconds, run.summary
+    return run.seconds, run.cpu, run.summary
 
 
 def _copy(book: Path) -> Path:
