@@ -52,13 +52,22 @@ SETTLED = """
   .filter((a) => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
   .map((a) => a.finished.catch(() => null)))
 """
-#: Sets every blank of an exercise after the first to a text, with an ``input`` event.
-FILL_THE_REST = """
-(root, text) => [...root.querySelectorAll("input.abh-ex-input")].slice(1).forEach((input) => {
-  input.value = text;
-  input.dispatchEvent(new Event("input", { bubbles: true }));
-})
+#: Fills every blank of an exercise as Playwright's ``fill`` does (each value
+#: set, an ``input`` event sent), in one call; returns the number of blanks.
+#: ``FILL`` defines the function, for scripts that paste it in.
+FILL = """
+const fill = (root, texts) => {
+  const inputs = [...root.querySelectorAll("input.abh-ex-input")];
+  if (inputs.length !== texts.length) return inputs.length;
+  inputs.forEach((input, k) => {
+    input.focus();
+    input.value = texts[k];
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+  });
+  return inputs.length;
+};
 """
+FILL_ALL = f"(root, texts) => {{ {FILL} return fill(root, texts); }}"
 #: Loads every image of the page now, lazy ones included; resolves to their addresses.
 LOAD_EVERY_IMAGE = """
 async () => {
@@ -274,10 +283,11 @@ def use_the_page(tab) -> list[str]:
         exercise.locator("input.abh-ex-input").first.fill("0,5")  # cannot be read
         exercise.get_by_role("button", name="Check").click()
         exercise.get_by_role("button", name="Reset").click()
-        # left shown for axe: "not yet" for every blank (the first typed, the
-        # others set in one call, as the exercises' own test does), and a hint
-        exercise.locator("input.abh-ex-input").first.fill(UNRELATED)
-        exercise.evaluate(FILL_THE_REST, UNRELATED)
+        # left shown for axe: "not yet" for every blank (the first typed, then
+        # all of them set in one call, as the exercises' own test does), and a hint
+        blanks = exercise.locator("input.abh-ex-input")
+        blanks.first.fill(UNRELATED)
+        exercise.evaluate(FILL_ALL, [UNRELATED] * blanks.count())
         exercise.get_by_role("button", name="Check").click()
         exercise.locator(".abh-ex-feedback .abh-ex-verdict").wait_for(state="visible")
         hint = exercise.locator('[data-action="hint"]')

@@ -21,7 +21,7 @@ from urllib.parse import urlparse
 
 import pytest
 from csp_spy import violations
-from page_visits import UNRELATED
+from page_visits import FILL, FILL_ALL, UNRELATED
 from test_accessibility import tab_to
 from test_answers import CHECKED, JUDGED, READ, REFUSED
 from test_quiz_browser import SNAPSHOT, shows, words
@@ -246,21 +246,6 @@ EXERCISE_STATE = (
     f"(n) => {{ {STATE_OF} return stateOf(document.querySelectorAll('.abh-exercise')[n]); }}"
 )
 
-#: Fills every blank of an exercise as Playwright's ``fill`` does (each value
-#: set, an ``input`` event sent); returns the number of blanks.
-FILL = """
-const fill = (root, texts) => {
-  const inputs = [...root.querySelectorAll("input.abh-ex-input")];
-  if (inputs.length !== texts.length) return inputs.length;
-  inputs.forEach((input, k) => {
-    input.focus();
-    input.value = texts[k];
-    input.dispatchEvent(new Event("input", { bubbles: true }));
-  });
-  return inputs.length;
-};
-"""
-FILL_ALL = f"(root, texts) => {{ {FILL} return fill(root, texts); }}"
 #: Runs steps on one exercise in one call and returns its state after each:
 #: ``{"fill": [texts], "press": "check" | "hint"}``. A press is the button's
 #: ``click()``, which runs the page's click handler as a mouse click does; the
