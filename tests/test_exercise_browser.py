@@ -247,10 +247,11 @@ EXERCISE_STATE = (
 )
 
 #: Runs steps on one exercise in one call and returns its state after each:
-#: ``{"fill": [texts], "press": "check" | "hint"}``. A press is the button's
-#: ``click()``, which runs the page's click handler as a mouse click does; the
-#: mouse itself is tested where it matters (Enter, Reset, the hint, below), and
-#: each step in a round trip of its own took about 2 s of each lesson's test.
+#: ``{"fill": [texts], "press": "check" | "hint" | "reset"}``. A press is the
+#: button's ``click()``, which runs the page's click handler as a mouse click
+#: does; the keyboard and the mouse themselves are tested on each page's first
+#: exercise (Enter, the hint, Reset, below). Each step in a round trip of its own
+#: took about 2 s of each lesson's test.
 RUN_STEPS = f"""
 (root, steps) => {{
   {STATE_OF}
@@ -291,6 +292,19 @@ def _assert_step(state: dict, expect: tuple, want: dict, where: str) -> None:
     elif kind == "unreadable":
         assert "use a dot for decimals: type 0.5, not 0,5" in feedback, where
         assert state["inputs"][0]["invalid"], where
+    elif kind == "right":
+        assert feedback.startswith("Right."), (where, feedback)
+        assert [i["mark"] for i in state["inputs"]] == ["\u2713"] * len(state["inputs"]), where
+        assert not any(i["invalid"] for i in state["inputs"]), where
+    elif kind == "hints":  # the first expect[1] hints shown, and the button until the last
+        assert state["hints"] == [k < expect[1] for k in range(want["hints"])], where
+        assert state["hintButton"]["shown"] == (expect[1] < want["hints"]), where
+    elif kind == "reset":  # the blanks, the marks, the feedback and the hints cleared
+        assert [i["value"] for i in state["inputs"]] == [""] * len(state["inputs"]), where
+        assert not any(i["invalid"] or i["mark"] for i in state["inputs"]), where
+        assert feedback == "", where
+        assert not any(state["hints"]), where
+        assert state["focusedInput"] == 0, where
     else:  # "entries": the first entry of a vector or matrix right, the others not
         name = "row 0, column 0" if expect[1]["matrix"] else "entry 0"
         assert "is right" in feedback, (where, feedback)
@@ -339,17 +353,9 @@ def test_every_exercise_accepts_its_answer_and_refuses_mistakes_with_their_messa
                 assert shows(answer["label"], state["inputs"][k]["label"]), (where, k)
                 k += 1
 
-        # right: typed as written, checked with Enter
-        _type_all(box, right)
-        box.locator("input.abh-ex-input").last.press("Enter")
-        state = tab.evaluate(EXERCISE_STATE, n)
-        assert state["feedback"].startswith("Right."), (where, state["feedback"])
-        assert [i["mark"] for i in state["inputs"]] == ["\u2713"] * len(right), where
-        assert not any(i["invalid"] for i in state["inputs"]), where
-
         # the steps below run in the page in one call; each is checked after it
-        # (:func:`_assert_step`) with what it expects
-        steps: list[dict] = []
+        # (:func:`_assert_step`) with what it expects: the answer as written
+        steps: list[dict] = [{"fill": right, "press": "check", "expect": ("right",)}]
         # each listed mistake earns its message; the other answers typed right
         for a, answer in enumerate(want["answers"]):
             for mistake in answer["mistakes"]:
@@ -376,29 +382,28 @@ def test_every_exercise_accepts_its_answer_and_refuses_mistakes_with_their_messa
                     )
                 ]
                 steps.append({"fill": typed, "press": "check", "expect": ("entries", answer)})
-        states = box.evaluate(RUN_STEPS, [{"fill": t["fill"], "press": t["press"]} for t in steps])
+        # the hints one at a time, then Reset
+        steps += [{"press": "hint", "expect": ("hints", k + 1)} for k in range(want["hints"])]
+        steps.append({"press": "reset", "expect": ("reset",)})
+        states = box.evaluate(
+            RUN_STEPS, [{"fill": t.get("fill"), "press": t["press"]} for t in steps]
+        )
         assert len(states) == len(steps), where
         for step, state in zip(steps, states, strict=True):
             assert "filled" not in state, (where, state)
             _assert_step(state, step["expect"], want, where)
 
-        # hints one at a time: the first with the mouse, the others in one call
-        if want["hints"]:
-            box.get_by_role("button", name=re.compile(r"Show (a|the next) hint")).click()
-            states = [tab.evaluate(EXERCISE_STATE, n)]
-            states += box.evaluate(RUN_STEPS, [{"press": "hint"}] * (want["hints"] - 1))
-            for shown, state in enumerate(states, start=1):
-                assert state["hints"] == [k < shown for k in range(want["hints"])], where
-            assert not states[-1]["hintButton"]["shown"], where
-
-        # Reset clears the blanks, the marks, the feedback and the hints
-        box.get_by_role("button", name="Reset").click()
-        state = tab.evaluate(EXERCISE_STATE, n)
-        assert [i["value"] for i in state["inputs"]] == [""] * len(right), where
-        assert not any(i["invalid"] or i["mark"] for i in state["inputs"]), where
-        assert state["feedback"] == "", where
-        assert not any(state["hints"]), where
-        assert state["focusedInput"] == 0, where
+        if n == 0:
+            # on the first exercise, with the keyboard and the mouse: the answer
+            # checked with Enter, the first hint, Reset
+            _type_all(box, right)
+            box.locator("input.abh-ex-input").last.press("Enter")
+            _assert_step(tab.evaluate(EXERCISE_STATE, n), ("right",), want, where)
+            if want["hints"]:
+                box.get_by_role("button", name=re.compile(r"Show (a|the next) hint")).click()
+                _assert_step(tab.evaluate(EXERCISE_STATE, n), ("hints", 1), want, where)
+            box.get_by_role("button", name="Reset").click()
+            _assert_step(tab.evaluate(EXERCISE_STATE, n), ("reset",), want, where)
 
     # the keyboard: Tab to the first blank, type each entry, Enter
     first = expected[0]

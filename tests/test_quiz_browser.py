@@ -187,8 +187,10 @@ def test_answering_shows_every_explanation_and_try_again_resets(
     def state(n: int) -> dict:
         return page.evaluate(QUESTION_STATE, n)
 
-    # The first and last clicks of each question are real ones (each choice
-    # alone is tried in the page, RUN_STEPS): Playwright scrolls the control
+    # Every step of every question runs in the page (RUN_STEPS): a button's
+    # ``click()`` runs the handler a mouse click runs. On the first question of
+    # the lesson, Check with nothing chosen and the all-correct answer with Try
+    # again are also done with the mouse: Playwright scrolls the control
     # into view and sends the mouse down and up at its centre. ``force`` only
     # skips the waits before it (visible, enabled, two frames without moving,
     # not covered): the state read before each click has shown the control
@@ -229,20 +231,32 @@ def test_answering_shows_every_explanation_and_try_again_resets(
             label = s["inputs"][m]["label"]
             assert words(choice.text) == words(label), (where, m + 1, label)
 
-        # Check with nothing chosen explains nothing yet
         assert s["check"]["visible"], where
         assert not s["retry"]["visible"], where
         assert not any(why["visible"] for why in s["whys"]), where
-        centred(check).click(**act)
-        s = state(n)
-        assert "first" in s["result"], where
-        assert not s["whys"][0]["visible"], where
+        correct = [m for m, choice in enumerate(want.choices) if choice.correct]
+        if n == 0:
+            # with the mouse: Check with nothing chosen, then the correct choices
+            centred(check).click(**act)
+            assert "first" in state(n)["result"], where
+            for m in correct:
+                centred(inputs.nth(m)).check(**act)
+            centred(check).click(**act)
+            assert state(n)["result"].startswith("Correct"), where
+            centred(retry).click(**act)
+            assert_reset(state(n), where)
 
-        # Choose each choice alone in turn, then try again: in the page, in one call
-        steps = []
+        # in the page, in one call: Check with nothing chosen; each choice alone
+        # in turn, then Try again; all the correct choices and only those
+        steps = [{"press": "Check"}]
         for m in range(n_choices):
             steps += [{"choose": [m], "press": "Check"}, {"press": "Try again"}]
+        steps += [{"choose": correct, "press": "Check"}, {"press": "Try again"}]
         states = page.evaluate(RUN_STEPS, [n, steps])
+        nothing, states, (all_correct, reset) = states[0], states[1:-2], states[-2:]
+        # nothing chosen explains nothing yet
+        assert "first" in nothing["result"], where
+        assert not any(why["visible"] for why in nothing["whys"]), where
         for m, choice in enumerate(want.choices):
             s = states[2 * m]
             result = s["result"]
@@ -264,15 +278,8 @@ def test_answering_shows_every_explanation_and_try_again_resets(
                 assert s["inputs"][j]["disabled"], (where, j + 1)
             assert s["retry"]["focused"], where
             assert_reset(states[2 * m + 1], where)
-
-        # All the correct choices, and only those
-        for m, choice in enumerate(want.choices):
-            if choice.correct:
-                centred(inputs.nth(m)).check(**act)
-        centred(check).click(**act)
-        assert state(n)["result"].startswith("Correct"), where
-        centred(retry).click(**act)
-        assert_reset(state(n), where)
+        assert all_correct["result"].startswith("Correct"), where
+        assert_reset(reset, where)
 
     # nothing stored, nothing sent
     assert page.evaluate(SNAPSHOT) == before
