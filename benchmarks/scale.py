@@ -64,7 +64,7 @@ COPIED_FILES = ("mkdocs.yml", "pyproject.toml", "conftest.py")
 PER_PAGE_TESTS = ("docs",)
 #: `make test`'s pytest command after "python -m pytest" (see the Makefile).
 SUITE_WORKERS = 2
-SUITE_ARGS = ("-n", str(SUITE_WORKERS), "--dist", "loadfile", "--no-loadscope-reorder")
+SUITE_ARGS = ("-n", str(SUITE_WORKERS), "--dist", "loadfile")
 
 
 def main() -> None:

@@ -77,12 +77,28 @@ settings.register_profile("fast", max_examples=10)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark each test with the tiers of the fixtures it uses."""
+    """Mark each test with the tiers of the fixtures it uses; put the slow files first.
+
+    The order is the one :class:`FileScheduling` hands out the work in: the
+    files with a test of a tier (a build, Chromium, serve...) first, then the
+    page visits (a few seconds each), then the rest (mostly well under a
+    second a file), so that no long file is left to one worker at the end
+    while the other has nothing to do. (By the number of tests in a file,
+    xdist's own order, the last was once a 10 s file of one test.)
+    """
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
         for tier, fixtures in TIER_FIXTURES.items():
             if used & fixtures:
                 item.add_marker(tier)
+    slow = {item.path for item in items if any(item.get_closest_marker(t) for t in TIERS)}
+
+    def turn(item: pytest.Item) -> int:
+        if item.nodeid.partition("::")[0] in PAGE_VISITS:
+            return 1
+        return 0 if item.path in slow else 2
+
+    items.sort(key=turn)  # stable: each file's tests keep their order
 
 
 #: The modules whose tests read the visit of a page in Chromium (tests/page_visits.py).
@@ -107,6 +123,12 @@ class FileScheduling(LoadScopeScheduling):
     (``--dist loadgroup`` with ``xdist_group`` marks would say the same, but
     pytest-xdist 3.8 loses the marks under pytest 9.2: pytest-xdist issue 1386.)
     """
+
+    def schedule(self) -> None:
+        # in the order of the collection (pytest_collection_modifyitems), not
+        # xdist's default, by the number of tests in a scope
+        self.config.option.loadscopereorder = False
+        super().schedule()
 
     def _split_scope(self, nodeid: str) -> str:
         path, _, test = nodeid.partition("::")
