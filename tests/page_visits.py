@@ -51,12 +51,13 @@ SETTLED = """
   .filter((a) => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
   .map((a) => a.finished.catch(() => null)))
 """
-#: Fills every blank of an exercise as Playwright's ``fill`` does (each value
-#: set, an ``input`` event sent), in one call; returns the number of blanks.
-#: ``FILL`` defines the function, for scripts that paste it in.
+#: Types each text into its input as Playwright's ``fill`` does (the input
+#: focused, its value set, an ``input`` event sent); returns the number of
+#: inputs, and types nothing if the counts differ. ``FILL`` defines it and
+#: ``blanksOf`` (an exercise's blanks), for scripts that paste them in.
 FILL = """
-const fill = (root, texts) => {
-  const inputs = [...root.querySelectorAll("input.abh-ex-input")];
+const blanksOf = (root) => [...root.querySelectorAll("input.abh-ex-input")];
+const fill = (inputs, texts) => {
   if (inputs.length !== texts.length) return inputs.length;
   inputs.forEach((input, k) => {
     input.focus();
@@ -66,7 +67,8 @@ const fill = (root, texts) => {
   return inputs.length;
 };
 """
-FILL_ALL = f"(root, texts) => {{ {FILL} return fill(root, texts); }}"
+#: Fills every blank of the exercise `root`, in one call (:data:`FILL`).
+FILL_ALL = f"(root, texts) => {{ {FILL} return fill(blanksOf(root), texts); }}"
 #: Loads every image of the page now, lazy ones included; resolves to their addresses.
 LOAD_EVERY_IMAGE = """
 async () => {
@@ -257,11 +259,7 @@ async (unrelated) => {{
   const labelled = (root, name) => must([...root.querySelectorAll("input, select")].find(
     (el) => [...el.labels].some((l) => l.textContent.includes(name))
       || (el.getAttribute("aria-label") ?? "").includes(name)), name);
-  const typeInto = (el, text) => {{
-    el.focus();
-    el.value = text;
-    el.dispatchEvent(new Event("input", {{ bubbles: true }}));
-  }};
+  const typeInto = (el, text) => fill([el], [text]);
   const press = async (el) => {{ el.click(); await frame(); }};
   const ready = (selector) => document.querySelector(`${{selector}}[data-abh-ready=true]`);
   const done = [];
@@ -313,12 +311,12 @@ async (unrelated) => {{
   }}
   const exercise = ready(".abh-exercise");
   if (exercise) {{
-    const blanks = exercise.querySelectorAll("input.abh-ex-input");
+    const blanks = blanksOf(exercise);
     typeInto(must(blanks[0], "the first blank"), "0,5");  // cannot be read
     await press(named(exercise, "button", /^Check$/));
     await press(named(exercise, "button", /^Reset$/));
     // left shown for axe: "not yet" for every blank, and a hint
-    fill(exercise, [...blanks].map(() => unrelated));
+    fill(blanks, blanks.map(() => unrelated));
     await press(named(exercise, "button", /^Check$/));
     must(exercise.querySelector(".abh-ex-feedback .abh-ex-verdict"), "the verdict");
     const hint = exercise.querySelector('[data-action="hint"]');

@@ -23,7 +23,7 @@ import pytest
 from axe_core import violations_report
 from browser_pages import TWO_FRAMES
 from csp_spy import violations
-from page_visits import SETTLED, UNRELATED
+from page_visits import FILL_ALL, SETTLED, UNRELATED
 from test_exercise_browser import page_url
 from test_fresh_numbers import SEEDS, written_exercise
 from test_quiz_browser import SNAPSHOT, words
@@ -186,21 +186,10 @@ def _typed(answers) -> list[str]:
     return [str(x) for answer in answers for x in answer]
 
 
-#: Types each text into its blank, in one round trip (as fill() does: the value, then "input").
-FILL = """
-(root, texts) => {
-  const inputs = [...root.querySelectorAll("input.abh-ex-input")];
-  if (inputs.length !== texts.length) throw new Error(inputs.length + " blanks, " + texts.length + " texts");
-  inputs.forEach((input, k) => {
-    input.value = texts[k];
-    input.dispatchEvent(new Event("input", {bubbles: true}));
-  });
-}
-"""
-
-
 def _fill(box, texts: list[str]) -> None:
-    box.evaluate(FILL, texts)
+    """Type each text into its blank, in one round trip (:data:`page_visits.FILL_ALL`)."""
+    filled = box.evaluate(FILL_ALL, texts)
+    assert filled == len(texts), f"{filled} blanks, {len(texts)} texts"
 
 
 @pytest.mark.parametrize(
