@@ -22,15 +22,12 @@ import sys
 import time
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jupytext
 import numpy as np
 import pytest
 import yaml
 from mkdocs.exceptions import PluginError
-from nbclient.exceptions import CellExecutionError
-from nbconvert.preprocessors import ExecutePreprocessor
 from project import network_namespace
 
 import attention_by_hand as package
@@ -46,6 +43,10 @@ from attention_by_hand.book.notebook import (
     render_jupyter_config,
     streams_merged,
 )
+
+# imported where used: nbconvert is slow to import, and every worker collects this file
+if TYPE_CHECKING:
+    from nbconvert.preprocessors import ExecutePreprocessor
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "docs" / "notebooks" / "explore.py"
@@ -337,6 +338,8 @@ def _execute_preprocessor() -> ExecutePreprocessor:
     from nbconvert.exporters import HTMLExporter
 
     exporter = HTMLExporter(config=get_nbconvert_app(execute=True).config)
+    from nbconvert.preprocessors import ExecutePreprocessor
+
     (execute,) = [p for p in exporter._preprocessors if isinstance(p, ExecutePreprocessor)]
     return execute
 
@@ -370,6 +373,8 @@ CHECK_WORDS = ("claim(", "attention_by_hand.book", CHECK_TAG)
 
 
 def _notebook() -> Any:
+    import jupytext
+
     return jupytext.read(NOTEBOOK)
 
 
@@ -438,6 +443,7 @@ def _render_one_cell_notebook(*cells: Any) -> str:
 @pytest.mark.build  # runs a kernel (a few seconds)
 def test_a_check_cell_runs_but_is_not_shown() -> None:
     import nbformat
+    from nbclient.exceptions import CellExecutionError
 
     shown = nbformat.v4.new_code_cell("seen = 'shown'\nprint(seen)")
     check = nbformat.v4.new_code_cell("print('the check ran', seen)")

@@ -32,7 +32,6 @@ from pathlib import Path
 import pytest
 from csp_spy import SPY, violations, watch_console
 from page_visits import book_pages, page_id, visited_pages
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from project import build_site, network_namespace, require_tier
 from sitescan import built_pages, third_party_loads
 
@@ -248,6 +247,8 @@ class DiskTab:
 
     def search(self, term: str) -> tuple[str, DiskVisit]:
         """Search the front page for `term`: what the results say, and what was seen."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
         for seen in (self.errors, self.console, self.off_disk):
             seen.clear()
         self.tab.goto((self.site / "index.html").as_uri(), wait_until="load")

@@ -76,17 +76,18 @@ from concurrent.futures import Executor, Future
 from fnmatch import fnmatch
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, ParamSpec
+from typing import TYPE_CHECKING, Any, ParamSpec
 
-import jupytext
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, get_toc
-from nbclient.exceptions import CellExecutionError
 
 from attention_by_hand.book.build_cache import BuildCache
 from attention_by_hand.book.figure_pages import svg_css_size
+
+if TYPE_CHECKING:
+    from nbclient.exceptions import CellExecutionError
 
 P = ParamSpec("P")
 
@@ -152,6 +153,8 @@ def ipynb_text(source: str) -> str:
     Without outputs (the reader runs it) and without the cells tagged
     :data:`CHECK_TAG` (the book's checks, which need the book's package).
     """
+    import jupytext  # here: the page checks import this module and need no notebook reader
+
     notebook = jupytext.reads(source, fmt="py:percent")
     notebook.cells = [cell for cell in notebook.cells if not is_check_cell(cell)]
     return str(jupytext.writes(notebook, fmt="ipynb"))
@@ -169,6 +172,8 @@ def stop_on_failing_cell(render: Callable[P, None], page: str) -> Callable[P, No
     notebook `page` and the cell (:func:`cell_failure`) instead of nbclient's
     long traceback.
     """
+
+    from nbclient.exceptions import CellExecutionError
 
     def render_or_stop(*args: P.args, **kwargs: P.kwargs) -> None:
         try:
