@@ -28,9 +28,9 @@ followed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -153,6 +153,22 @@ READER_TOOLS = (
 MARKABLE = ("lessons/", "notebooks/")
 
 
+#: A class attribute that holds the class ``{}``, written as the build writes it.
+_CLASS = r'class="(?:[^"]*\s)?{}(?:\s[^"]*)?"'
+#: How a built page shows each tool it offers (mark-as-read: its script, on :data:`MARKABLE` pages).
+OFFER_MARKS = {
+    "palette": r'<form\b[^>]*data-md-component="palette"',
+    **{
+        tool: _CLASS.format(f"abh-{tool}")
+        for tool in ("demo", "stepper", "calculator", "model", "quiz", "exercise")
+    },
+    "search": r"<input\b[^>]*" + _CLASS.format(r"md-search__input"),
+    "mark-as-read": r'<script\b[^>]*src="[^"]*javascripts/mark-read\.js"',
+}
+_IMAGE = re.compile(r'<img\b[^>]*\ssrc="([^"]+)"')
+_FULL_SIZE = re.compile(r"<a\b[^>]*" + _CLASS.format("abh-full-size"))
+
+
 @dataclass
 class Offered:
     """What a built page offers the reader, read from its HTML (not from the browser)."""
@@ -165,50 +181,15 @@ class Offered:
     full_size: set[str]
 
 
-class _OfferScanner(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tools: set[str] = set()
-        self.images: list[str] = []
-        self.full_size: set[str] = set()
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values = {name: value or "" for name, value in attrs}
-        classes = set(values.get("class", "").split())
-        if tag == "form" and values.get("data-md-component") == "palette":
-            self.tools.add("palette")
-        if "abh-demo" in classes:
-            self.tools.add("demo")
-        if "abh-stepper" in classes:
-            self.tools.add("stepper")
-        if "abh-calculator" in classes:
-            self.tools.add("calculator")
-        if "abh-model" in classes:
-            self.tools.add("model")
-        if "abh-quiz" in classes:
-            self.tools.add("quiz")
-        if "abh-exercise" in classes:
-            self.tools.add("exercise")
-        if tag == "input" and "md-search__input" in classes:
-            self.tools.add("search")
-        if tag == "script" and values.get("src", "").endswith("javascripts/mark-read.js"):
-            self.tools.add("mark-read.js")
-        if tag == "img" and values.get("src"):
-            self.images.append(values["src"])
-        if tag == "a" and "abh-full-size" in classes:
-            self.full_size |= {p for p in PALETTES if f"abh-only-{p}" in classes}
-
-
 def offered(site: Path, path: str) -> Offered:
     """What the built page `path` of `site` offers the reader."""
-    scanner = _OfferScanner()
     file = site / (path if path.endswith(".html") else f"{path}index.html")
-    scanner.feed(file.read_text(encoding="utf-8"))
-    scanner.close()
-    tools = scanner.tools - {"mark-read.js"}
-    if "mark-read.js" in scanner.tools and path.startswith(MARKABLE):
-        tools.add("mark-as-read")
-    return Offered(tools, scanner.images, scanner.full_size)
+    html = file.read_text(encoding="utf-8")
+    tools = {tool for tool, mark in OFFER_MARKS.items() if re.search(mark, html)}
+    if not path.startswith(MARKABLE):
+        tools.discard("mark-as-read")
+    links = " ".join(match[0] for match in _FULL_SIZE.finditer(html))
+    return Offered(tools, _IMAGE.findall(html), {p for p in PALETTES if f"abh-only-{p}" in links})
 
 
 @dataclass

@@ -24,7 +24,7 @@ from axe_core import violations_report
 from browser_pages import TWO_FRAMES
 from csp_spy import violations
 from page_visits import FILL_ALL, SETTLED, UNRELATED
-from test_exercise_browser import page_url
+from test_exercise_browser import RUN_STEPS, page_url
 from test_fresh_numbers import SEEDS, written_exercise
 from test_quiz_browser import SNAPSHOT, words
 
@@ -234,10 +234,6 @@ def test_a_drawn_exercise_is_checked_and_comes_back_by_its_number(
     _fill(box, right)
     box.locator("input.abh-ex-input").last.press("Enter")
     assert tab.evaluate(STATE, n)["feedback"].startswith("Right."), (seed, right)
-    # and in decimals of 3 places where they are not whole (the rule is the same)
-    _fill(box, [f"{float(x):.3f}" for answer in reference.answers for x in answer])
-    box.get_by_role("button", name="Check").click()
-    assert tab.evaluate(STATE, n)["feedback"].startswith("Right."), seed
 
     # each listed mistake earns its message (the drawn one, from the page)
     drawn = tab.evaluate(
@@ -246,23 +242,29 @@ def test_a_drawn_exercise_is_checked_and_comes_back_by_its_number(
         [skill, seed],
     )
     messages = drawn["messages"]
-    for a, mistakes in enumerate(reference.mistakes):
-        for m, mistake in enumerate(mistakes):
-            typed = [
+    # in the page, one step after another (tests/test_exercise_browser.py's RUN_STEPS):
+    # the right answers in decimals of 3 places where they are not whole (the rule
+    # is the same), each listed mistake, then an unrelated number
+    typed = [[f"{float(x):.3f}" for answer in reference.answers for x in answer]]
+    wrong = [(a, m) for a, mistakes in enumerate(reference.mistakes) for m in range(len(mistakes))]
+    for a, m in wrong:
+        mistake = reference.mistakes[a][m]
+        typed.append(
+            [
                 str(x)
                 for b, answer in enumerate(reference.answers)
                 for x in (mistake if b == a else answer)
             ]
-            _fill(box, typed)
-            box.get_by_role("button", name="Check").click()
-            feedback = tab.evaluate(STATE, n)["feedback"]
-            assert feedback.startswith("Not yet."), (seed, feedback)
-            assert words(messages[a][m]) in words(feedback), (seed, messages[a][m], feedback)
-
-    # an unrelated number: not yet, and no mistake's message
-    _fill(box, [UNRELATED] * len(right))
-    box.get_by_role("button", name="Check").click()
-    feedback = tab.evaluate(STATE, n)["feedback"]
+        )
+    typed.append([UNRELATED] * len(right))
+    states = box.evaluate(RUN_STEPS, [{"fill": texts, "press": "check"} for texts in typed])
+    assert not [state for state in states if "filled" in state], states
+    feedbacks = [state["feedback"] for state in states]
+    assert feedbacks[0].startswith("Right."), (seed, typed[0], feedbacks[0])
+    for (a, m), feedback in zip(wrong, feedbacks[1:-1], strict=True):
+        assert feedback.startswith("Not yet."), (seed, feedback)
+        assert words(messages[a][m]) in words(feedback), (seed, messages[a][m], feedback)
+    feedback = feedbacks[-1]
     assert feedback.startswith("Not yet."), feedback
     assert "not yet right" in feedback, feedback
     assert not any(words(m) in words(feedback) for ms in messages for m in ms), feedback
