@@ -248,14 +248,9 @@ def test_a_drawn_exercise_is_checked_and_comes_back_by_its_number(
     typed = [[f"{float(x):.3f}" for answer in reference.answers for x in answer]]
     wrong = [(a, m) for a, mistakes in enumerate(reference.mistakes) for m in range(len(mistakes))]
     for a, m in wrong:
-        mistake = reference.mistakes[a][m]
-        typed.append(
-            [
-                str(x)
-                for b, answer in enumerate(reference.answers)
-                for x in (mistake if b == a else answer)
-            ]
-        )
+        answers = list(reference.answers)
+        answers[a] = reference.mistakes[a][m]
+        typed.append(_typed(answers))
     typed.append([UNRELATED] * len(right))
     states = box.evaluate(RUN_STEPS, [{"fill": texts, "press": "check"} for texts in typed])
     assert not [state for state in states if "filled" in state], states

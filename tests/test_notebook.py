@@ -336,10 +336,9 @@ def _execute_preprocessor() -> ExecutePreprocessor:
     """The ExecutePreprocessor of an exporter made as mkdocs-jupyter makes it (executing)."""
     from mkdocs_jupyter.nbconvert2 import get_nbconvert_app
     from nbconvert.exporters import HTMLExporter
-
-    exporter = HTMLExporter(config=get_nbconvert_app(execute=True).config)
     from nbconvert.preprocessors import ExecutePreprocessor
 
+    exporter = HTMLExporter(config=get_nbconvert_app(execute=True).config)
     (execute,) = [p for p in exporter._preprocessors if isinstance(p, ExecutePreprocessor)]
     return execute
 
