@@ -1,10 +1,9 @@
 """axe-core, the accessibility checker the browser tests run inside a page.
 
-From the npm registry, at the version and sha512 hash locked in
-tests/package-lock.json, installed by `make test` (``npm ci``) into
-tests/node_modules. Not the copy inside PyPI's ``axe-playwright-python``
-(4.12.1): axe-core 4.14's ``color-contrast`` rule is about three times faster
-on these pages (0.7 s against 2.1 s a run on the notebook page).
+From the npm registry, at the version and hash tests/package-lock.json locks,
+installed into tests/node_modules by `make test`. Not the copy in PyPI's
+``axe-playwright-python`` (4.12.1): axe-core 4.14's ``color-contrast`` is about
+three times faster here (0.7 s against 2.1 s a run on the notebook page).
 """
 
 from __future__ import annotations
@@ -18,8 +17,7 @@ TESTS = Path(__file__).resolve().parent
 LOCK = TESTS / "package-lock.json"
 #: axe-core's script, as `make test` installs it.
 SCRIPT = TESTS / "node_modules" / "axe-core" / "axe.min.js"
-#: What each run reports in full: only the violations (the passes are listed
-#: by rule, without their elements).
+#: Only the violations are reported with their elements.
 OPTIONS = {"resultTypes": ["violations"]}
 #: Runs axe in the page: ``context`` is a CSS selector, or None for the whole document.
 RUN = "([context, options]) => axe.run(context ?? document, options)"
@@ -42,27 +40,15 @@ def missing_reason(script: Path = SCRIPT) -> str | None:
 
 
 class Axe:
-    """axe-core, put in a page the first time it runs there.
-
-    Parameters
-    ----------
-    script : str
-        axe-core's ``axe.min.js``.
-    version : str
-        The version `script` is: a page that already holds axe-core of
-        another version (none should) gets this one.
-    """
+    """axe-core's ``axe.min.js`` (`script`, of `version`), put in a page the first time it
+    runs there (or if the page holds another version)."""
 
     def __init__(self, script: str, version: str) -> None:
         self.script = script
         self.version = version
 
     def run(self, page: Any, context: str | None = None) -> dict[str, Any]:
-        """axe's results for the document in Playwright's `page` (or the part `context` selects).
-
-        The script is evaluated once per document: a second run in the same
-        document (at another width, say) reuses it.
-        """
+        """axe's results for the document in Playwright's `page` (or the part `context` selects)."""
         if page.evaluate("() => window.axe?.version ?? null") != self.version:
             page.evaluate(self.script)
         return dict(page.evaluate(RUN, [context, OPTIONS]))

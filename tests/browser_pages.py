@@ -1,27 +1,22 @@
 """One Chromium page shared by the browser tests of a module, loaded afresh by each.
 
-A new browser context is a cold start (a renderer of its own, an empty HTTP
-cache), about a CPU-second in Chromium before its first page is shown. The
-tests of a module that each load a page and act on it can share one page
-instead: :meth:`FreshPage.load` sets the palette and window size the test
-asks for (what a new context's ``color_scheme`` and ``viewport`` options
-set), loads the page, and checks that it shows that palette at that width.
-Every document of the page starts with its site's storage empty, as the
-first page of a new context does (:data:`EMPTY_STORAGE`): Material
-remembers the palette in localStorage, and would show the last one.
+A new browser context is a cold start (its own renderer, an empty HTTP cache),
+about a CPU-second before its first page. :meth:`FreshPage.load` instead sets the
+palette and size a test asks for on one shared page, loads the page with its
+site's storage empty (:data:`EMPTY_STORAGE`; Material would show the last palette
+stored), and checks the palette and width shown.
 """
 
 from __future__ import annotations
 
-#: Each palette (the reader's ``prefers-color-scheme``) and Material's name for
-#: it: the ``data-md-color-scheme`` of the page.
+#: Each palette (``prefers-color-scheme``) and its ``data-md-color-scheme`` in Material.
 PALETTES = {"light": "default", "dark": "slate"}
 
 #: Resolves after the browser has laid out and painted the page twice.
 TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 
-#: An init script: empties the storage of the document's origin before any of
-#: its scripts run (about:blank has no storage to empty, and says so by throwing).
+#: An init script: empties the origin's storage before any page script runs
+#: (about:blank has none, and throws).
 EMPTY_STORAGE = """
 try {
   localStorage.clear();
@@ -35,8 +30,7 @@ try {
 class FreshPage:
     """A page made on first use, each load as if in a new context; owned by a module fixture.
 
-    :attr:`errors` holds the uncaught script errors of the page since its last
-    load began (Playwright's ``pageerror``), those of the load itself included.
+    :attr:`errors`: the uncaught script errors since the last load began.
     """
 
     def __init__(self, browser, init_script: str | None = None) -> None:
@@ -72,12 +66,8 @@ class FreshPage:
 
 
 def assert_fits(page, root, width: int, what: str) -> None:
-    """The page does not scroll sideways at `width`, and `root` lies within it.
-
-    A box of `root` whose table is wider than the phone scrolls on its own,
-    and then the keyboard can reach it: it takes the focus (``tabindex="0"``)
-    or holds an input that does.
-    """
+    """The page does not scroll sideways at `width`, `root` lies within it, and each box
+    of `root` that scrolls on its own takes the focus (``tabindex="0"``) or holds an input."""
     assert page.evaluate("document.documentElement.scrollWidth") <= width, f"{what} at {width} px"
     box = root.bounding_box()
     assert box is not None, f"{what} is not shown"

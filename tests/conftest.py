@@ -1,24 +1,11 @@
-"""Shared fixtures: the built site, served on 127.0.0.1, and Debian's Chromium
-driven by Playwright; and the tiers of the suite.
+"""Shared fixtures: the built site (``site_dir``), served on 127.0.0.1 (``site_url``),
+Debian's Chromium driven by Playwright (``browser``), and the tiers of the suite.
 
-The sites: ``site_dir`` (the strict build, once per test run and worker),
-``site_url`` (it, served over http); the offline build and the served copy
-are fixtures of the modules that read them (tests/test_offline.py,
-tests/test_build.py).
-
-Scheduling: ``make test`` hands out whole files to its two workers
-(``--dist loadfile``), except the tests that read each page's visit in
-Chromium (:class:`FileScheduling`).
-
-Tiers: every test that uses a fixture of :data:`TIER_FIXTURES` is marked
-with its tier; ``serve``, ``torch``, ``tools`` and ``figures`` are marked
-where those tests are written. ``make test-fast`` runs what carries none of
-these marks; ``make test`` runs everything. A test that builds or copies the
-book without being marked ``build`` fails, saying so
-(:func:`project.require_tier`).
-
-Browser tests skip with a reason when no Chromium is found, except under CI
-(``CI=true``), where a missing browser is a failure.
+Tiers: a test that uses a fixture of :data:`TIER_FIXTURES` gets its mark;
+``serve``, ``torch``, ``tools`` and ``figures`` are marked where written.
+``make test-fast`` runs what has none of :data:`TIERS`, ``make test`` everything;
+a test that builds or copies the book unmarked fails (:func:`project.require_tier`).
+Browser tests skip with a reason when no Chromium is found, except under ``CI=true``.
 """
 
 from __future__ import annotations
@@ -41,16 +28,13 @@ from hypothesis import settings
 from project import STALE_PAGE, TIER_VARIABLE, build_site
 from xdist.scheduler import LoadScopeScheduling
 
-#: The ``page_visits`` fixture (each page visited once per palette in
-#: Chromium), and pytester (pytest run on a copy's page, in this process).
+#: ``page_visits`` (each page visited once per palette), and pytester (pytest on a copy's page).
 pytest_plugins = ["page_visits", "pytester"]
 
 CHROMIUM = "/usr/bin/chromium"
-#: No host resolves but this machine's own address: a request to another host
-#: fails in Chromium (``net::ERR_NAME_NOT_RESOLVED``) before anything is sent,
-#: whatever the test. The tests still see it (Playwright's ``request`` event)
-#: and fail on it (tests/test_third_party.py); no context needs a route that
-#: aborts it, and a context without a route keeps its HTTP cache.
+#: No host resolves but 127.0.0.1: a request to another host fails before anything
+#: is sent, yet the tests see it (``request`` events; tests/test_third_party.py),
+#: with no route (a route turns a context's HTTP cache off).
 NO_OTHER_HOST = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -63,8 +47,7 @@ CHROMIUM_ARGS = [
 ]
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
-#: The marks a test gets from the fixtures it uses (directly or through
-#: another fixture). The marks themselves are registered in pyproject.toml.
+#: The marks a test gets from the fixtures it uses (registered in pyproject.toml).
 TIER_FIXTURES = {
     "build": {"site_dir", "site_url", "served_copy", "offline_build"},
     "browser": {"browser", "axe"},
@@ -72,20 +55,17 @@ TIER_FIXTURES = {
 #: Every tier that `make test-fast` leaves out.
 TIERS = ("build", "browser", "serve", "torch", "tools", "figures")
 
-#: `make test-fast` (--hypothesis-profile=fast) tries 10 examples a property
-#: test; `make test` Hypothesis' default, 100.
+#: `make test-fast` tries 10 examples a property test; `make test` the default, 100.
 settings.register_profile("fast", max_examples=10)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark each test with the tiers of the fixtures it uses; put the slow files first.
 
-    The order is the one :class:`FileScheduling` hands out the work in: the
-    files with a test of a tier (a build, Chromium, serve...) first, then the
-    page visits (a few seconds each), then the rest (mostly well under a
-    second a file), so that no long file is left to one worker at the end
-    while the other has nothing to do. (By the number of tests in a file,
-    xdist's own order, the last was once a 10 s file of one test.)
+    :class:`FileScheduling` hands out work in this order: files with a tiered
+    test, then the page visits, then the rest (mostly under a second a file),
+    so that no long file is left to one worker at the end. (In xdist's order,
+    by the number of tests in a file, the last was once a 10 s file of one test.)
     """
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
@@ -109,20 +89,15 @@ PAGE_VISITS = frozenset(
 
 
 class FileScheduling(LoadScopeScheduling):
-    """``--dist loadfile``, except that the tests of :data:`PAGE_VISITS` go by page, not by file.
+    """``--dist loadfile``, except that the tests of :data:`PAGE_VISITS` go by page.
 
-    A worker visits each page once and memoizes the visit; the tests of the
-    three modules that read one page's visit (same parameters,
-    ``test_a.py::test_x[light-index]``, ``test_b.py::test_y[light-index]``)
-    go to the same worker, so each page is visited once in the run, by one
-    of the two workers. What it buys, measured: without it (``make test
-    TEST_DIST=loadscope``, plain per-file scheduling), the modules went to
-    different workers and each worker visited every page, 123 s and 157 s
-    of the two workers' time, where one visit of every page took about
-    140 s, in a run of 418 s.
-
-    (``--dist loadgroup`` with ``xdist_group`` marks would say the same, but
-    pytest-xdist 3.8 loses the marks under pytest 9.2: pytest-xdist issue 1386.)
+    The tests of one page's visit (``test_a.py::test_x[light-index]``,
+    ``test_b.py::test_y[light-index]``) go to one worker, so each page is visited
+    once in the run. Measured without it (``make test TEST_DIST=loadscope``):
+    each worker visited every page, 123 s and 157 s of the workers' time where
+    one visit of each page took about 140 s, in a run of 418 s. (``--dist
+    loadgroup`` would say the same, but pytest-xdist 3.8 loses ``xdist_group``
+    marks under pytest 9.2: pytest-xdist issue 1386.)
     """
 
     def schedule(self) -> None:
@@ -144,12 +119,10 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> FileSched
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """A worker leaves its objects to the operating system when it exits.
+    """A worker leaves its objects to the operating system when it exits (``gc.freeze``).
 
-    Python collects every object the tests left before a process ends: the
-    two workers of `make test-fast` took 0.6 to 0.8 s to exit after their
-    last test, and 0.05 s with the objects frozen (``gc.freeze``: never
-    collected again).
+    Collecting them, the workers of `make test-fast` took 0.6 to 0.8 s to exit
+    after their last test; frozen, 0.05 s.
     """
     if hasattr(config, "workerinput"):  # a pytest-xdist worker
         gc.freeze()
@@ -157,11 +130,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[object]:
-    """Write the running test's tiers where :func:`project.require_tier` reads them.
-
-    From the set-up of its fixtures (those shared with other tests included)
-    to its tear-down.
-    """
+    """Write the running test's tiers where :func:`project.require_tier` reads them,
+    from the set-up of its fixtures (shared ones included) to its tear-down."""
     marked = {mark.name for mark in item.iter_markers()} & set(TIERS)
     os.environ[TIER_VARIABLE] = " ".join(sorted(marked))
     try:
@@ -172,10 +142,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 @pytest.fixture(scope="session")
 def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site, built with ``mkdocs build --strict`` over an older site, once per worker.
-
-    The folder held :data:`STALE_PAGE` before the build; the build replaced it.
-    """
+    """The site, built with ``mkdocs build --strict`` once per worker over an older
+    site's :data:`STALE_PAGE`, which the build removes."""
     site = tmp_path_factory.mktemp("site-normal") / "site"
     site.mkdir()
     (site / STALE_PAGE).write_text("left over from an older build", encoding="utf-8")
@@ -217,11 +185,7 @@ def axe() -> axe_core.Axe:
 
 @pytest.fixture(scope="module")
 def fresh(browser: Any) -> Iterator[FreshPage]:
-    """One page for a module's tests, each loading its own (browser_pages.FreshPage).
-
-    (tests/test_stepper_browser.py and tests/test_calculator_browser.py make
-    their own, with the CSP spy.)
-    """
+    """One page for a module's tests, each loading its own (browser_pages.FreshPage)."""
     shared = FreshPage(browser)
     yield shared
     shared.close()

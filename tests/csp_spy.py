@@ -1,17 +1,8 @@
-"""Recording Content Security Policy violations in Chromium.
-
-Two channels, because neither sees everything:
-
-- ``SPY``, added with ``context.add_init_script(SPY)``, records every
-  ``securitypolicyviolation`` event of a page into ``window.__abhViolations``
-  (directive, blocked address, sample) before any page script runs;
-- :func:`watch_console` keeps Chromium's console report of each violation
-  ("... violates the following Content Security Policy directive ..."),
-  which also covers the search shim's blank iframe, whose listeners are
-  erased when the shim rewrites its document.
-
-Shared by tests/test_csp_site.py, tests/test_offline.py and the serve test of
-tests/test_build.py.
+"""Recording Content Security Policy violations in Chromium, on two channels, as
+neither sees everything: ``SPY`` (an init script) records each
+``securitypolicyviolation`` event in ``window.__abhViolations``, and
+:func:`watch_console` keeps Chromium's console report of each violation, which
+also covers the search shim's blank iframe (its document is rewritten, listeners and all).
 """
 
 from __future__ import annotations

@@ -1,25 +1,19 @@
 """Run the pages' Python blocks, or a notebook, in the interpreter that runs this file.
 
-tests/test_package.py runs it with the Python of a fresh virtual environment
-that holds the built wheel and its dependencies only, in isolated mode
-(``python -I``: no ``PYTHONPATH``, no user site, not the script's folder), so
-that nothing from the repository can be imported. It uses the standard
-library alone (and nbclient for a notebook, when the environment has it):
+tests/test_package.py runs it in isolated mode (``python -I``) with the Python of a
+fresh environment that holds the built wheel and its dependencies only, so nothing
+of the repository can be imported. Standard library only (and nbclient for a notebook).
+Each command writes its findings as JSON to RESULT:
 
-``python -I page_runner.py probe RESULT``
+``probe RESULT``
     Where ``attention_by_hand`` comes from, its version, what importing it
     imports, and what importing the book's plugin says.
-``python -I page_runner.py pages PAGES RESULT``
-    PAGES is a JSON list of pages, each ``{"path", "blocks": [{"source",
-    "line", "may_fail"}]}``; the blocks of a page run in order in one
-    namespace, as Sybil runs them, and what each prints, or the error it
-    raises, is recorded. A page stops at its first failing block (the later
-    ones would fail on the names it did not set), unless the block may fail.
-``python -I page_runner.py notebook IPYNB KERNEL RESULT``
-    Executes the notebook to the end with nbclient, in the Jupyter kernel
-    named KERNEL, and records the first failing cell, if any.
-
-Each writes its findings as JSON to RESULT.
+``pages PAGES RESULT``
+    PAGES is a JSON list of ``{"path", "blocks": [{"source", "line", "may_fail"}]}``;
+    each page's blocks run in order in one namespace, as Sybil runs them, and
+    what each prints or raises is recorded, up to the first failing block that may not fail.
+``notebook IPYNB KERNEL RESULT``
+    Executes the notebook with nbclient in the Jupyter kernel KERNEL; the first failing cell.
 """
 
 from __future__ import annotations
@@ -55,12 +49,8 @@ def probe() -> dict[str, Any]:
 
 
 def run_pages(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each page's blocks in one namespace: what each printed, and the error that stopped it.
-
-    A block marked ``"may_fail"`` (named in tests/test_package.py as needing
-    the repository) that raises is recorded and the page goes on; any other
-    failing block ends its page.
-    """
+    """Each page's blocks in one namespace: what each printed, and the error that stopped it
+    (a block marked ``"may_fail"``, which needs the repository, does not stop its page)."""
     results = []
     for page in pages:
         namespace: dict[str, Any] = {}

@@ -1,29 +1,15 @@
-"""Every page of the book in both palettes, each visited once in Chromium for the
-checks that read a page: axe-core, the Content Security Policy while the page is
-used, and the requests it makes.
+"""Every page in both palettes, visited once in Chromium for the checks that read
+a page: axe-core, the Content Security Policy while the page is used, and its requests.
 
-:func:`book_pages` lists the pages from the sources, so that tests can be
-parametrized before the build (tests/test_accessibility.py checks it against
-the built pages); :func:`palettes_and_pages` gives the parameters, with the
-same ids in tests/test_accessibility.py, tests/test_csp_site.py and
-tests/test_third_party.py, whose tests with one id go to one worker
-(``FileScheduling`` in tests/conftest.py). The ``page_visits`` fixture
-(tests/conftest.py names this module in ``pytest_plugins``) visits a page the
-first time it is asked for and returns the :class:`Visit`.
-
-One visit, in this order, so that no check disturbs another: the palette's
-tab (:class:`PaletteTab`), 1200 px wide, with what the previous page stored
-cleared, loads the page; axe-core (tests/axe_core.py) runs on the untouched
-page at the first width of :data:`WIDTHS`; the page is used
-(:func:`use_the_page`: palette switched and back, demo, stepper, calculator,
-the live model, quiz, exercise, mark-as-read, search), which leaves the first
-question's explanations and the first exercise's feedback and hint shown;
-axe runs on that page at the other width, so that each palette's feedback is
-checked once (the other questions and exercises of a page are still
-untouched there); every image is loaded and the network left to go idle, so
-that late requests are recorded, and the CSP violations and console reports
-are read; last, the page's first full-size figure link in this palette is
-followed.
+The ``page_visits`` fixture visits a page the first time a test asks for it
+(tests/test_accessibility.py, test_csp_site.py, test_third_party.py; the
+tests of one page go to one worker: ``FileScheduling`` in tests/conftest.py).
+One visit, so that no check disturbs another: load the page at 1200 px with
+the previous page's storage cleared; axe on the untouched page; use the page
+(:func:`use_the_page`), which leaves the first question's explanations and
+the first exercise's feedback and hint shown; axe at 320 px, so that each
+palette's feedback is checked once; load every image and wait for the network
+to go idle, then read the CSP reports; last, follow the first full-size figure link.
 """
 
 from __future__ import annotations
@@ -51,10 +37,9 @@ SETTLED = """
   .filter((a) => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
   .map((a) => a.finished.catch(() => null)))
 """
-#: Types each text into its input as Playwright's ``fill`` does (the input
-#: focused, its value set, an ``input`` event sent); returns the number of
-#: inputs, and types nothing if the counts differ. ``FILL`` defines it and
-#: ``blanksOf`` (an exercise's blanks), for scripts that paste them in.
+#: ``fill(inputs, texts)`` types as Playwright's ``fill`` (focus, value, an ``input``
+#: event), or nothing if the counts differ, and returns the number of inputs;
+#: ``blanksOf(root)``: an exercise's blanks. For scripts that paste it in.
 FILL = """
 const blanksOf = (root) => [...root.querySelectorAll("input.abh-ex-input")];
 const fill = (inputs, texts) => {
@@ -80,20 +65,16 @@ async () => {
 
 
 def book_pages(docs: Path = ROOT / "docs") -> list[str]:
-    """The pages the build makes, read from the sources, as paths from the site root.
+    """The pages the build makes, from the sources, as paths from the site root.
 
-    A page of each Markdown file under docs/ and of each notebook
-    (``notebooks/*.py``, mkdocs-jupyter's ``include`` in mkdocs.yml), at its
-    directory URL; the worksheets and the answer key the build makes from the
-    lessons' exercises (attention_by_hand/book/worksheets.py); and the
-    theme's ``404.html``.
+    Each Markdown file and notebook (``notebooks/*.py``) at its directory URL,
+    the worksheets and answer key made from the lessons' exercises, and ``404.html``.
     """
     sources = sorted(docs.rglob("*.md")) + sorted(docs.glob("notebooks/*.py"))
     pages = []
     for source in sources:
         url = source.relative_to(docs).with_suffix("").as_posix()
         pages.append("" if url == "index" else url.removesuffix("/index") + "/")
-    # the worksheet of each lesson with exercises, and the answer key (made by the build)
     sheets = [
         worksheet_uri(f"lessons/{lesson.name}")
         for lesson in sorted(docs.glob("lessons/*.md"))
@@ -104,15 +85,12 @@ def book_pages(docs: Path = ROOT / "docs") -> list[str]:
 
 
 def visited_pages() -> list[str]:
-    """The pages visited in Chromium: every page of :func:`book_pages` but the worksheets
-    after the first.
+    """The pages of :func:`book_pages` visited in Chromium: all but the worksheets after the first.
 
-    The worksheets are one template filled with one lesson's exercises each, and
-    those exercises are visited on their lessons and, all of them, on the answer
-    key; so the first worksheet stands for the template. (Measured: each visit
-    takes 3 to 5 s of a worker; the 11 other worksheets in two palettes were
-    about 80 s of ``make test``'s worker time.) tests/test_worksheets.py prints
-    every worksheet.
+    The worksheets are one template, and their exercises are visited on their
+    lessons and on the answer key. (Measured: the 11 other worksheets in two
+    palettes were about 80 s of ``make test``'s worker time.) tests/test_worksheets.py
+    prints every worksheet.
     """
     pages = book_pages()
     sheets = [p for p in pages if p.startswith("worksheets/") and p != KEY_PAGE]
@@ -129,7 +107,7 @@ def page_id(path: str) -> str:
 
 
 def palettes_and_pages() -> list[pytest.param]:
-    """``(palette, path)`` for every palette and visited page, with ids such as ``dark-index``."""
+    """``(palette, path)`` of every visit, with ids such as ``dark-index``."""
     return [
         pytest.param(palette, path, id=f"{palette}-{page_id(path)}")
         for palette in PALETTES
@@ -137,25 +115,14 @@ def palettes_and_pages() -> list[pytest.param]:
     ]
 
 
-#: What :func:`use_the_page` uses, by the name it reports.
-READER_TOOLS = (
-    "palette",
-    "demo",
-    "stepper",
-    "calculator",
-    "model",
-    "quiz",
-    "exercise",
-    "mark-as-read",
-    "search",
-)
 #: Pages that get "Mark as read" (docs/javascripts/mark-read.js: lessons and notebooks).
 MARKABLE = ("lessons/", "notebooks/")
 
 
 #: A class attribute that holds the class ``{}``, written as the build writes it.
 _CLASS = r'class="(?:[^"]*\s)?{}(?:\s[^"]*)?"'
-#: How a built page shows each tool it offers (mark-as-read: its script, on :data:`MARKABLE` pages).
+#: How a built page shows each tool it offers (mark-as-read: its script, on :data:`MARKABLE` pages),
+#: by the name :func:`use_the_page` reports.
 OFFER_MARKS = {
     "palette": r'<form\b[^>]*data-md-component="palette"',
     **{
@@ -165,19 +132,19 @@ OFFER_MARKS = {
     "search": r"<input\b[^>]*" + _CLASS.format(r"md-search__input"),
     "mark-as-read": r'<script\b[^>]*src="[^"]*javascripts/mark-read\.js"',
 }
+#: What :func:`use_the_page` uses, by the name it reports.
+READER_TOOLS = tuple(OFFER_MARKS)
 _IMAGE = re.compile(r'<img\b[^>]*\ssrc="([^"]+)"')
 _FULL_SIZE = re.compile(r"<a\b[^>]*" + _CLASS.format("abh-full-size"))
 
 
 @dataclass
 class Offered:
-    """What a built page offers the reader, read from its HTML (not from the browser)."""
+    """What a built page offers, read from its HTML: tools of :data:`READER_TOOLS`, the
+    ``src`` of each ``<img>``, and the palettes with a full-size figure link."""
 
-    #: Which of :data:`READER_TOOLS` the page has.
     tools: set[str]
-    #: The ``src`` of each ``<img>``, as written.
     images: list[str]
-    #: The palettes (``light``, ``dark``) with a full-size figure link.
     full_size: set[str]
 
 
@@ -194,47 +161,37 @@ def offered(site: Path, path: str) -> Offered:
 
 @dataclass
 class Visit:
-    """What one visit of a page in a palette saw."""
+    """What one visit of a page in a palette saw (the module's docstring gives the order)."""
 
-    #: The HTTP status of the page.
     status: int
     #: ``data-md-color-scheme`` of the body once loaded.
     scheme: str
-    #: The first element of ``<head>``.
     head_starts_with: str
-    #: ``innerWidth`` after the resize to each width of :data:`WIDTHS`.
+    #: By width of :data:`WIDTHS`: ``innerWidth``, axe's violations, axe's ``testEngine`` version.
     inner_width: dict[int, int] = field(default_factory=dict)
-    #: axe-core's violations at each width of :data:`WIDTHS`.
     axe: dict[int, list[dict]] = field(default_factory=dict)
-    #: The version of axe-core that made each of those reports (``testEngine``).
     axe_version: dict[int, str] = field(default_factory=dict)
-    #: What was used on the page (:func:`use_the_page`).
+    #: What :func:`use_the_page` used.
     used: list[str] = field(default_factory=list)
-    #: The CSP spy's violations and the console's CSP reports, while reading.
+    #: The CSP spy's violations and the console's CSP reports.
     violations: list[dict] = field(default_factory=list)
     console: list[str] = field(default_factory=list)
-    #: The address of each image in the page once used, every one of them loaded.
+    #: Every image's address once all are loaded; every request, the full-size figure's too.
     images: list[str] = field(default_factory=list)
-    #: Every request the page made, the full-size figure's included.
     requests: list[str] = field(default_factory=list)
-    #: Where the full-size figure link led (``None``: the page has none in the palette).
+    #: Where the full-size figure link led (``None``: none in this palette).
     full_size: str | None = None
 
 
-#: Uses what the page offers, in the page, in one call (:func:`use_the_page`);
-#: resolves to what it used. Each control is found as the reader finds it (by
-#: its label or its name) and must be shown; a value is typed as Playwright's
-#: ``fill`` types it (an ``input`` event), a button pressed with ``click()``
-#: (the handler a mouse click runs), each step a frame after the last.
+#: Uses what the page offers in one call; resolves to what it used. Each control
+#: is found by its label or name and must be shown; values are typed as ``fill``
+#: types them, buttons pressed with ``click()``, each step a frame after the last.
 USE_IN_PAGE = f"""
 async (unrelated) => {{
   {FILL}
   const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
   const shown = (el) => el !== undefined && el !== null && el.checkVisibility();
-  const must = (el, what) => {{
-    if (!shown(el)) throw new Error(`not shown: ${{what}}`);
-    return el;
-  }};
+  const must = (el, what) => {{ if (shown(el)) return el; throw new Error(`not shown: ${{what}}`); }};
   const named = (root, selector, name) => must([...root.querySelectorAll(selector)].find(
     (el) => name.test((el.getAttribute("aria-label") ?? el.textContent).trim())), name);
   const labelled = (root, name) => must([...root.querySelectorAll("input, select")].find(
@@ -318,10 +275,8 @@ async (unrelated) => {{
 def use_the_page(tab) -> list[str]:
     """Switch the palette and use whatever the page offers; return what was done.
 
-    Everything but search is used in the page in one call
-    (:data:`USE_IN_PAGE`; with Playwright's actions, one round trip and its
-    waits each, it was about 0.6 s of a visit). Search is typed with the
-    keyboard: Material searches on key events.
+    All but search in one call (:data:`USE_IN_PAGE`: as Playwright actions it was
+    about 0.6 s more a visit); search with the keyboard, as Material listens for keys.
     """
     done = tab.evaluate(USE_IN_PAGE, UNRELATED)
     search = tab.locator("input.md-search__input")
@@ -335,14 +290,11 @@ def use_the_page(tab) -> list[str]:
 
 
 class PaletteTab:
-    """One tab in a palette, which visits page after page.
+    """One tab in a palette that visits page after page, recording every request,
+    CSP violation and console CSP report.
 
-    Every request is recorded (none reaches another host: ``NO_OTHER_HOST``
-    in tests/conftest.py), the CSP spy runs in every document and the
-    console's CSP reports are kept. One tab for all visits costs about a
-    CPU-second a page less than a context for each; :meth:`visit` clears what
-    the previous page stored. No route intercepts the requests: a route turns
-    the context's HTTP cache off.
+    One tab costs about a CPU-second a page less than a context a page;
+    :meth:`visit` clears what the last page stored. No route: it turns the HTTP cache off.
     """
 
     def __init__(self, browser, site_url: str, palette: str) -> None:
@@ -351,9 +303,8 @@ class PaletteTab:
         self.context = browser.new_context(
             color_scheme=palette,
             viewport={"width": WIDTHS[0], "height": 900},
-            # no smooth scroll to wait out before each click (about 0.9 s for
-            # the full-size figure link); the tests of the quiz, demo, stepper
-            # and mark-as-read use the page with the default motion
+            # no smooth scroll before each click (0.9 s for the full-size link);
+            # the quiz, demo, stepper and mark-as-read tests keep the default motion
             reduced_motion="reduce",
         )
         self.context.add_init_script(SPY)
@@ -408,8 +359,7 @@ class PaletteTab:
 def page_visits(browser, axe, site_url: str) -> Iterator[Callable[[str, str], Visit]]:
     """``page_visits(palette, path)``: the :class:`Visit` of a page, made once per worker.
 
-    A visit that fails is remembered too: each test that asks for it fails
-    with the same message, without visiting again.
+    A failed visit is remembered too: each test that asks for it fails with its message.
     """
     from playwright.sync_api import Error as PlaywrightError
 

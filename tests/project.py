@@ -1,9 +1,5 @@
-"""Builds of the book, and copies of it, for the tests that build, break or serve one.
-
-Shared by tests/conftest.py (the site's build) and the tests that build a
-copy of the book (the build cache, broken copies, reproducible builds,
-offline, serve); what only one module uses is written there (serving a copy:
-tests/test_build.py; running one: tests/test_build_cache.py).
+"""Builds of the book and copies of it, for the tests that build, break or serve one,
+and the project's files and lock. What one module alone uses is written there.
 """
 
 from __future__ import annotations
@@ -35,11 +31,7 @@ TIER_VARIABLE = "ABH_TEST_TIERS"
 
 
 def require_tier(tier: str, what: str) -> None:
-    """Fail a test that does `what` (a build, a copy of the book) outside `tier`.
-
-    Checked while a test of tests/ runs, its fixtures' set-up included
-    (tests/conftest.py writes its tiers in ``ABH_TEST_TIERS``).
-    """
+    """Fail the running test of tests/ (fixtures included) that does `what` outside `tier`."""
     import pytest
 
     marked = os.environ.get(TIER_VARIABLE)
@@ -53,12 +45,8 @@ def require_tier(tier: str, what: str) -> None:
 
 
 def network_namespace() -> tuple[list[str], str]:
-    """The command prefix that runs a command in an empty network namespace, or why not.
-
-    ``unshare --net`` (as root, or with ``--map-root-user``): the command sees
-    only a loopback interface, and that one down. Returns the prefix and ""
-    when it works here, else the prefix and the reason it does not.
-    """
+    """``unshare --net`` (``--map-root-user`` unless root): the prefix that runs a command
+    with no network but a loopback that is down, and "" or the reason it does not work here."""
     prefix = ["unshare", "--net"] + ([] if os.geteuid() == 0 else ["--map-root-user"])
     if not shutil.which("unshare"):
         return prefix, "`unshare` (util-linux) is needed"
@@ -91,10 +79,8 @@ def project_files() -> list[Path]:
 def copy_for_build(destination: Path, names: tuple[str, ...] = BUILD_INPUTS) -> Path:
     """Copy the project's `names` (by default what the build reads) to `destination`.
 
-    Build or serve the copy with :func:`copy_environment`, which puts its
-    ``src`` first, so that its package, not the installed one, is imported.
-    The package's compiled modules come along with their sources' times
-    (``shutil.copy2``), so a run in the copy compiles only what a test changed.
+    Build or serve it with :func:`copy_environment` (its ``src`` first). Files keep
+    their times (``copy2``), so compiled modules stay valid for what no test changed.
     """
     destination.mkdir(parents=True, exist_ok=True)
     for name in names:
@@ -109,12 +95,9 @@ def copy_for_build(destination: Path, names: tuple[str, ...] = BUILD_INPUTS) -> 
 
 
 def copy_environment(copy: Path) -> dict[str, str]:
-    """The environment of a build or serve in a copy: it imports the copy's package.
-
-    Dated as ``make`` dates builds (:func:`source_date_epoch`); sharing the
-    project's build cache, whose keys cover what a test changes. The outer
-    pytest's options and an ``OFFLINE`` setting are not passed on.
-    """
+    """The environment of a build or serve in a copy: the copy's package first, dated as
+    ``make`` dates builds, the project's build cache shared (its keys cover what a test
+    changes); not the outer pytest's options or an ``OFFLINE`` setting."""
     env = {
         key: value
         for key, value in os.environ.items()
@@ -128,11 +111,8 @@ def copy_environment(copy: Path) -> dict[str, str]:
 
 
 def pip(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """Run this environment's pip with `args` in `cwd`, as a fresh shell would.
-
-    No ``PIP_*`` variable of this session is passed on (pip's configuration
-    files still apply: a machine's own mirror is used, every file hashed).
-    """
+    """Run this environment's pip with `args` in `cwd`, with no ``PIP_*`` variable of this
+    session (pip's configuration files, a machine's mirror, still apply)."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("PIP_")}
     return subprocess.run(
         [sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
@@ -145,8 +125,7 @@ def pip(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProc
     )
 
 
-#: The toolchain's lock, written by `make lock` (pip-compile --generate-hashes)
-#: and installed by `make install` with --require-hashes.
+#: The toolchain's hashed lock (`make lock`), installed by `make install`.
 LOCK = ROOT / "requirements" / "test.txt"
 
 
@@ -156,11 +135,7 @@ def normalized(name: str) -> str:
 
 
 def locked(lock: Path = LOCK) -> dict[str, tuple[str, list[str]]]:
-    """Each package of a pip-compile lock: normalized name -> (version, sha256 hashes).
-
-    A requirement line such as ``ruff==0.17.6 \\`` is followed by its
-    ``--hash=sha256:...`` lines; comments (``# via ...``) are skipped.
-    """
+    """Each package of a pip-compile lock: normalized name -> (version, sha256 hashes)."""
     packages: dict[str, tuple[str, list[str]]] = {}
     current: list[str] = []
     for line in lock.read_text(encoding="utf-8").splitlines():
@@ -174,11 +149,8 @@ def locked(lock: Path = LOCK) -> dict[str, tuple[str, list[str]]]:
 
 
 def build_site(destination: Path, *extra: str, env: dict[str, str] | None = None) -> Path:
-    """Run ``mkdocs build --strict`` of the project into `destination`; fail the test on error.
-
-    Builds are dated by :func:`source_date_epoch`, as ``make`` dates them, so
-    two builds of the same commit are byte-identical (tests/test_reproducible.py).
-    """
+    """``mkdocs build --strict`` of the project into `destination`, dated as ``make``
+    dates builds; fail the test on error."""
     import pytest
 
     require_tier("build", "builds the site")
@@ -200,11 +172,8 @@ def build_site(destination: Path, *extra: str, env: dict[str, str] | None = None
 
 @functools.cache
 def source_date_epoch() -> str:
-    """``SOURCE_DATE_EPOCH`` for test builds: the environment's, else the last commit's time.
-
-    As ``make`` dates its builds, so that two builds of one commit are
-    byte-identical (tests/test_reproducible.py); "" outside a git checkout.
-    """
+    """``SOURCE_DATE_EPOCH`` as ``make`` sets it: the environment's, else the last commit's
+    time ("" outside git), so two builds of one commit are byte-identical."""
     if os.environ.get("SOURCE_DATE_EPOCH"):
         return os.environ["SOURCE_DATE_EPOCH"]
     result = subprocess.run(

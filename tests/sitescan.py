@@ -1,8 +1,4 @@
-"""Reading a built site: its pages, and what each file loads from other hosts.
-
-Shared by tests/test_third_party.py (the served build) and
-tests/test_offline.py (the build for file://).
-"""
+"""Reading a built site: its pages, and what each file loads from other hosts."""
 
 from __future__ import annotations
 
@@ -29,9 +25,8 @@ CSS_REMOTE = re.compile(
     r"""url\(\s*["']?\s*(?:https?:)?//[^)]*\)|@import\s+(?:url\()?\s*["']?\s*(?:https?:)?//[^;]*""",
     re.IGNORECASE,
 )
-# In JavaScript: an address assigned or written as a script/link/img source,
-# or handed to importScripts. (A string such as Material's GitHub API address
-# is not a load by itself; the browser test catches any request it makes.)
+# In JavaScript: an address written as a source or handed to importScripts (a bare
+# string such as Material's GitHub API address is not; the browser test sees requests).
 JS_REMOTE = re.compile(
     r"""(?:\bsrc\s*=\s*\\?["']?|\bhref\s*=\s*\\?["']?(?=[^"'>]*\.(?:css|js)\b)|importScripts\(\s*["'])"""
     r"""(?:https?:)?//[^"'\s>)]+""",

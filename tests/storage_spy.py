@@ -1,10 +1,5 @@
-"""A script that records every write to the four kinds of browser storage.
-
-Added to a Playwright context with ``add_init_script(SPY)`` so it runs before
-any page script: localStorage and sessionStorage (setItem, removeItem,
-clear), document.cookie, and indexedDB.open all append to
-``window.__abhWrites``. Shared by the quiz and mark-as-read browser tests.
-"""
+"""An init script that records every write to browser storage in ``window.__abhWrites``:
+localStorage and sessionStorage (setItem, removeItem, clear), document.cookie, indexedDB.open."""
 
 SPY = """
 (() => {
