@@ -1,8 +1,8 @@
-"""Run the pages' Python blocks, or a notebook, in the interpreter that runs this file.
+"""Run the pages' Python blocks in the interpreter that runs this file.
 
 tests/test_package.py runs it in isolated mode (``python -I``) with the Python of a
 fresh environment that holds the built wheel and its dependencies only, so nothing
-of the repository can be imported. Standard library only (and nbclient for a notebook).
+of the repository can be imported. Standard library only.
 Each command writes its findings as JSON to RESULT:
 
 ``probe RESULT``
@@ -12,8 +12,6 @@ Each command writes its findings as JSON to RESULT:
     PAGES is a JSON list of ``{"path", "blocks": [{"source", "line", "may_fail"}]}``;
     each page's blocks run in order in one namespace, as Sybil runs them, and
     what each prints or raises is recorded, up to the first failing block that may not fail.
-``notebook IPYNB KERNEL RESULT``
-    Executes the notebook with nbclient in the Jupyter kernel KERNEL; the first failing cell.
 """
 
 from __future__ import annotations
@@ -72,26 +70,6 @@ def run_pages(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return results
 
 
-def run_notebook(ipynb: Path, kernel: str) -> dict[str, Any]:
-    """Execute `ipynb` with nbclient in `kernel`; the first failing cell, or None."""
-    import nbformat
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
-
-    notebook = nbformat.read(ipynb, as_version=4)
-    client = NotebookClient(
-        notebook,
-        kernel_name=kernel,
-        timeout=300,
-        resources={"metadata": {"path": str(ipynb.parent)}},
-    )
-    try:
-        client.execute()
-    except CellExecutionError as error:
-        return {"cells": len(notebook.cells), "error": str(error)}
-    return {"cells": len(notebook.cells), "error": None}
-
-
 def main(argv: list[str]) -> None:
     command, *args = argv
     if command == "probe":
@@ -100,9 +78,6 @@ def main(argv: list[str]) -> None:
     elif command == "pages":
         pages, result = args
         found = run_pages(json.loads(Path(pages).read_text(encoding="utf-8")))
-    elif command == "notebook":
-        ipynb, kernel, result = args
-        found = run_notebook(Path(ipynb), kernel)
     else:
         raise SystemExit(f"page_runner.py: unknown command {command!r}")
     Path(result).write_text(json.dumps(found), encoding="utf-8")
