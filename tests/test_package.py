@@ -112,9 +112,11 @@ def _relative(path: Path) -> str:
     return path.relative_to(ROOT).as_posix()
 
 
-def _run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> str:
-    """Run a command; its output, or the test fails showing it."""
-    result = subprocess.run(
+def _completed(
+    *args: str | Path, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run a command to its end, its output captured."""
+    return subprocess.run(
         [str(a) for a in args],
         cwd=cwd,
         env=env,
@@ -123,6 +125,11 @@ def _run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> str
         check=False,
         timeout=900,
     )
+
+
+def _run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> str:
+    """Run a command; its output, or the test fails showing it."""
+    result = _completed(*args, cwd=cwd, env=env)
     assert result.returncode == 0, (
         f"`{' '.join(map(str, args))}` exited {result.returncode}:\n{result.stdout}{result.stderr}"
     )
@@ -525,21 +532,16 @@ def test_the_downloaded_notebook_runs_against_the_installed_wheel(
 
     The download is made here, not while collecting: jupytext is slow to import.
     """
+    download = _download(notebook)
+    assert len(json.loads(download)["cells"]) > 1
+    needs_the_build = bool(BUILD_IMPORT.search(_code(download)))
     ipynb = notebook_reader.folder / notebook.with_suffix(".ipynb").name
-    ipynb.write_text(_download(notebook), encoding="utf-8")
-    needs_the_build = bool(BUILD_IMPORT.search(_code(ipynb.read_text(encoding="utf-8"))))
-    assert len(json.loads(ipynb.read_text(encoding="utf-8"))["cells"]) > 1
-    # nbclient's own command (`jupyter execute`), in isolated mode
-    run = [notebook_reader.python, "-I", "-c", "from nbclient.cli import main; main()"]
-    result = subprocess.run(
-        [*map(str, run), f"--kernel_name={KERNEL}", "--timeout=300", str(ipynb)],
-        cwd=notebook_reader.folder,
-        env=_reader_env(notebook_reader.folder),
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=900,
-    )
+    ipynb.write_text(download, encoding="utf-8")
+    result = _completed(  # nbclient's own command (`jupyter execute`), in isolated mode
+        notebook_reader.python, "-I", "-c", "from nbclient.cli import main; main()",
+        f"--kernel_name={KERNEL}", "--timeout=300", ipynb,
+        cwd=notebook_reader.folder, env=_reader_env(notebook_reader.folder),
+    )  # fmt: skip
     stopped = "CellExecutionError" in result.stderr
     if stopped and needs_the_build:
         pytest.xfail(NEEDS_THE_BUILD)
