@@ -29,16 +29,6 @@ def locked_version(lock: Path = LOCK) -> str:
     return str(packages["node_modules/axe-core"]["version"])
 
 
-def missing_reason(script: Path = SCRIPT) -> str | None:
-    """Why axe-core cannot run (`script` is missing), or None if it can."""
-    if script.is_file():
-        return None
-    return (
-        f"axe-core is not installed ({script.relative_to(TESTS.parent)} is missing): "
-        "`make test` installs it with npm (Node.js), from tests/package-lock.json"
-    )
-
-
 class Axe:
     """axe-core's ``axe.min.js`` (`script`, of `version`), put in a page the first time it
     runs there (or if the page holds another version)."""

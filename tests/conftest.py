@@ -26,6 +26,7 @@ import pytest
 from browser_pages import FreshPage
 from hypothesis import settings
 from project import STALE_PAGE, TIER_VARIABLE, build_site
+from spies import CSP_SPY, STORAGE_SPY
 from xdist.scheduler import LoadScopeScheduling
 
 #: ``page_visits`` (each page visited once per palette), and pytester (pytest on a copy's page).
@@ -177,9 +178,8 @@ def _missing(reason: str) -> NoReturn:
 @pytest.fixture(scope="session")
 def axe() -> axe_core.Axe:
     """axe-core as tests/package-lock.json pins it; skip (fail under CI) when not installed."""
-    reason = axe_core.missing_reason()
-    if reason is not None:
-        _missing(reason)
+    if not axe_core.SCRIPT.is_file():
+        _missing(f"axe-core is not installed ({axe_core.SCRIPT} is missing): run `make test`")
     return axe_core.Axe(axe_core.SCRIPT.read_text(encoding="utf-8"), axe_core.locked_version())
 
 
@@ -193,13 +193,9 @@ def fresh(browser: Any) -> Iterator[FreshPage]:
 
 @pytest.fixture(scope="module")
 def spied_tab(browser: Any) -> Iterator[Any]:
-    """One tab for every page of a module, with the storage and CSP spies (the exercises' tests)."""
-    from csp_spy import SPY as CSP_SPY
-    from storage_spy import SPY as STORAGE_SPY
-
+    """One tab for every page of a module, recording storage writes and CSP violations (spies.py)."""
     context = browser.new_context(viewport={"width": 1200, "height": 900})
-    context.add_init_script(STORAGE_SPY)
-    context.add_init_script(CSP_SPY)
+    context.add_init_script(STORAGE_SPY + CSP_SPY)
     yield context.new_page()
     context.close()
 

@@ -1,17 +1,9 @@
-"""Run the pages' Python blocks in the interpreter that runs this file.
+"""Run the pages' Python blocks in a reader's fresh environment (standard library only).
 
-tests/test_package.py runs it in isolated mode (``python -I``) with the Python of a
-fresh environment that holds the built wheel and its dependencies only, so nothing
-of the repository can be imported. Standard library only.
-Each command writes its findings as JSON to RESULT:
-
-``probe RESULT``
-    Where ``attention_by_hand`` comes from, its version, what importing it
-    imports, and what importing the book's plugin says.
-``pages PAGES RESULT``
-    PAGES is a JSON list of ``{"path", "blocks": [{"source", "line", "may_fail"}]}``;
-    each page's blocks run in order in one namespace, as Sybil runs them, and
-    what each prints or raises is recorded, up to the first failing block that may not fail.
+tests/test_package.py runs ``python -I page_runner.py probe RESULT`` and ``... pages
+PAGES RESULT`` with the Python of an environment that holds the built wheel and its
+dependencies only; each command writes its findings to RESULT as JSON. PAGES is a
+JSON list of ``{"path", "blocks": [{"source", "line", "may_fail"}]}``.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from browser_pages import PALETTES, TWO_FRAMES
-from csp_spy import SPY, violations, watch_console
+from spies import CSP_SPY, violations, watch_console
 
 from attention_by_hand.book.exercise import exercise_blocks
 from attention_by_hand.book.worksheets import KEY_URI, worksheet_uri
@@ -52,8 +52,6 @@ const fill = (inputs, texts) => {
   return inputs.length;
 };
 """
-#: Fills every blank of the exercise `root`, in one call (:data:`FILL`).
-FILL_ALL = f"(root, texts) => {{ {FILL} return fill(blanksOf(root), texts); }}"
 #: Loads every image of the page now, lazy ones included; resolves to their addresses.
 LOAD_EVERY_IMAGE = """
 async () => {
@@ -307,7 +305,7 @@ class PaletteTab:
             # the quiz, demo, stepper and mark-as-read tests keep the default motion
             reduced_motion="reduce",
         )
-        self.context.add_init_script(SPY)
+        self.context.add_init_script(CSP_SPY)
         self.requests: list[str] = []
         self.console: list[str] = []
         self.tab = self.context.new_page()

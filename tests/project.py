@@ -16,12 +16,6 @@ ROOT = Path(__file__).resolve().parents[1]
 #: What the build and the tools make: not part of the project.
 MADE = {".git", ".venv", "site", "site-offline", "node_modules", "__pycache__"}
 MADE |= {".pytest_cache", ".hypothesis", ".ruff_cache", ".mypy_cache", ".cache"}
-#: The build cache the copies share with the project (see attention_by_hand/book/build_cache.py).
-SHARED_CACHE = ROOT / ".cache" / "attention-by-hand"
-#: What the page check reads (``pytest docs/<page>`` in a copy).
-PAGE_CHECK_INPUTS = ("mkdocs.yml", "docs", "conftest.py", "pyproject.toml")
-#: What ``mkdocs build`` reads.
-BUILD_INPUTS = ("mkdocs.yml", "docs", "overrides", "src")
 
 #: A page left in the folder of the shared build before it runs, which the
 #: build must remove (tests/test_build.py: a good build replaces the previous site).
@@ -76,8 +70,10 @@ def project_files() -> list[Path]:
     return sorted(path for path in paths if path.is_file() and not path.is_symlink())
 
 
-def copy_for_build(destination: Path, names: tuple[str, ...] = BUILD_INPUTS) -> Path:
-    """Copy the project's `names` (by default what the build reads) to `destination`.
+def copy_for_build(
+    destination: Path, names: tuple[str, ...] = ("mkdocs.yml", "docs", "overrides", "src")
+) -> Path:
+    """Copy the project's `names` (by default what ``mkdocs build`` reads) to `destination`.
 
     Build or serve it with :func:`copy_environment` (its ``src`` first). Files keep
     their times (``copy2``), so compiled modules stay valid for what no test changed.
@@ -106,7 +102,7 @@ def copy_environment(copy: Path) -> dict[str, str]:
     env |= {"NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(copy / "src")}
     if source_date_epoch():
         env.setdefault("SOURCE_DATE_EPOCH", source_date_epoch())
-    env.setdefault("ABH_CACHE_DIR", str(SHARED_CACHE))
+    env.setdefault("ABH_CACHE_DIR", str(ROOT / ".cache" / "attention-by-hand"))
     return env
 
 

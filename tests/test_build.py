@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from csp_spy import SPY, violations, watch_console
 from mkdocs.exceptions import Abort, PluginError
 from project import STALE_PAGE, copy_environment, copy_for_build, edit, require_tier
+from spies import CSP_SPY, violations, watch_console
 
 from attention_by_hand.book import plugin as plugin_module
 from attention_by_hand.book import serve_errors
@@ -251,13 +251,13 @@ def served_copy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path
 
 @contextlib.contextmanager
 def _served_lesson_tab(browser: Any, server: Server) -> Iterator[tuple[Any, list[str]]]:
-    """The served lesson open in a tab of its own that records CSP violations (csp_spy.py).
+    """The served lesson open in a tab of its own that records CSP violations (spies.py).
 
     Yields the tab and the console's reports of violations.
     """
     server.wait_for(SERVED_LESSON, lambda body: b"<article" in body, "serve the lesson")
     context = browser.new_context()
-    context.add_init_script(SPY)
+    context.add_init_script(CSP_SPY)
     console: list[str] = []
     try:
         tab = context.new_page()
@@ -351,7 +351,7 @@ def test_serve_live_reload_runs_under_the_serve_policy(
     Under ``mkdocs serve`` the policy allows inline scripts (``'unsafe-inline'``),
     for the live-reload script MkDocs injects: it runs, and after a sentence is
     added to the lesson the open page shows it, with no violation of the policy
-    (tests/csp_spy.py) on the way.
+    (tests/spies.py) on the way.
     """
     copy, server = served_copy
     with _served_lesson_tab(browser, server) as (tab, console):

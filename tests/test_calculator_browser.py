@@ -19,7 +19,7 @@ import random
 import pytest
 from axe_core import violations_report
 from browser_pages import TWO_FRAMES, FreshPage
-from csp_spy import SPY, violations
+from spies import CSP_SPY, violations
 
 from attention_by_hand import kv_cache_bytes
 from attention_by_hand.book.calculator_html import CALCULATORS, FIELDS, binary_size
@@ -161,7 +161,7 @@ def kept_text(config: dict[str, int | None]) -> str:
 @pytest.fixture(scope="module")
 def fresh(browser):
     """One page for this module's tests, with the CSP spy (browser_pages.FreshPage)."""
-    shared = FreshPage(browser, init_script=SPY)
+    shared = FreshPage(browser, init_script=CSP_SPY)
     yield shared
     shared.close()
 

@@ -33,12 +33,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from project import PAGE_CHECK_INPUTS, ROOT, copy_environment, copy_for_build, edit
+from project import ROOT, copy_environment, copy_for_build, edit
 
 from attention_by_hand.book.sources import check_citations, load_sources
 
 TEMPLATE = ROOT / "lesson-template.md"
 CONTRIBUTING = ROOT / "CONTRIBUTING.md"
+#: What the page check reads (``pytest docs/<page>`` in a copy).
+PAGE_CHECK_INPUTS = ("mkdocs.yml", "docs", "conftest.py", "pyproject.toml")
 LESSON = "docs/lessons/contributing-example.md"
 EXAMPLE = LESSON.removeprefix("docs/")
 #: The last lesson of the nav; the copy's new lessons come after it.

@@ -8,7 +8,7 @@
   search used, a quiz answered, the demo, the stepper and the calculator changed and
   mark-as-read toggled (whichever of these the page offers; all of them
   across the pages), raises no ``securitypolicyviolation``
-  (tests/csp_spy.py, tests/page_visits.py; the ``file://`` build is
+  (tests/spies.py, tests/page_visits.py; the ``file://`` build is
   checked in tests/test_offline.py).
 - The policy works: a copy of the built site with ``<img
   src="https://example.org/x.png">`` in a lesson reports the violation and
@@ -35,9 +35,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from csp_spy import SPY, violations
 from page_visits import PALETTES, READER_TOOLS, offered, palettes_and_pages, visited_pages
 from sitescan import built_pages
+from spies import CSP_SPY, violations
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSON = "lessons/weighted-mixture/"
@@ -184,7 +184,7 @@ def open_with_requests(browser, url: str, *, bypass_csp: bool) -> tuple[list[dic
     nothing leaves the machine, whatever the policy does.
     """
     context = browser.new_context(bypass_csp=bypass_csp)
-    context.add_init_script(SPY)
+    context.add_init_script(CSP_SPY)
     seen: dict[str, list[str]] = {"sent": [], "failed": []}
 
     def route(route) -> None:

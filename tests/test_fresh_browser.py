@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 from axe_core import violations_report
 from browser_pages import TWO_FRAMES
-from csp_spy import violations
-from page_visits import FILL_ALL, SETTLED, UNRELATED
+from page_visits import FILL, SETTLED, UNRELATED
+from spies import violations
 from test_exercise_browser import RUN_STEPS, page_url
 from test_fresh_numbers import SEEDS, written_exercise
 from test_quiz_browser import SNAPSHOT, words
@@ -187,8 +187,10 @@ def _typed(answers) -> list[str]:
 
 
 def _fill(box, texts: list[str]) -> None:
-    """Type each text into its blank, in one round trip (:data:`page_visits.FILL_ALL`)."""
-    filled = box.evaluate(FILL_ALL, texts)
+    """Type each text into its blank, in one round trip (:data:`page_visits.FILL`)."""
+    filled = box.evaluate(
+        f"(root, texts) => {{ {FILL} return fill(blanksOf(root), texts); }}", texts
+    )
     assert filled == len(texts), f"{filled} blanks, {len(texts)} texts"
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from mkdocs.utils.yaml import yaml_load
-from storage_spy import SPY
+from spies import STORAGE_SPY
 
 KEY = "attention-by-hand:read"
 LESSON_1 = "lessons/weighted-mixture/"
@@ -66,7 +66,7 @@ EMPTY = {"local": 0, "session": 0, "cookie": "", "indexedDB": 0}
 @pytest.fixture(scope="module")
 def spied_page(browser):
     ctx = browser.new_context()
-    ctx.add_init_script(SPY)
+    ctx.add_init_script(STORAGE_SPY)
     yield ctx.new_page()
     ctx.close()
 

@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from csp_spy import SPY, violations, watch_console
 from page_visits import book_pages, page_id, visited_pages
 from project import build_site, network_namespace, require_tier
 from sitescan import built_pages, third_party_loads
+from spies import CSP_SPY, violations, watch_console
 
 ROOT = Path(__file__).resolve().parents[1]
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -204,14 +204,14 @@ class DiskVisit:
 class DiskTab:
     """One tab with the network unavailable that reads the file:// build page by page.
 
-    The CSP spy runs in every document (tests/csp_spy.py); requests that do
+    The CSP spy runs in every document (tests/spies.py); requests that do
     not read a file are recorded, and fail: the context is offline.
     """
 
     def __init__(self, browser, site: Path) -> None:
         self.site = site
         self.context = browser.new_context(offline=True, viewport={"width": 1280, "height": 900})
-        self.context.add_init_script(SPY)
+        self.context.add_init_script(CSP_SPY)
         self.off_disk: list[str] = []
         self.context.on(
             "request", lambda r: None if r.url.startswith("file:") else self.off_disk.append(r.url)

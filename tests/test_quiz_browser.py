@@ -14,7 +14,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from storage_spy import SPY
+from spies import STORAGE_SPY
 
 from attention_by_hand.book.quiz import Question, parse_quiz, quiz_blocks
 
@@ -143,7 +143,7 @@ RUN_STEPS = (
 def spied_page(browser):
     """One page for every lesson of this module: each test loads its lesson afresh."""
     ctx = browser.new_context()
-    ctx.add_init_script(SPY)
+    ctx.add_init_script(STORAGE_SPY)
     yield ctx.new_page()
     ctx.close()
 

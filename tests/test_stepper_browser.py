@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from axe_core import violations_report
 from browser_pages import TWO_FRAMES, FreshPage, assert_fits
-from storage_spy import SPY
+from spies import STORAGE_SPY
 
 from attention_by_hand import online_attention_steps, scaled_dot_product_attention
 from attention_by_hand.book.stepper_html import STEPPERS
@@ -159,7 +159,7 @@ def random_cases(seed: int) -> list[dict]:
 @pytest.fixture(scope="module")
 def fresh(browser):
     """One page for this module's tests, each loading its own (browser_pages.FreshPage)."""
-    shared = FreshPage(browser, init_script=SPY)
+    shared = FreshPage(browser, init_script=STORAGE_SPY)
     yield shared
     shared.close()
 
