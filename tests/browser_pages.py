@@ -26,6 +26,14 @@ try {
 }
 """
 
+#: An init script for a test that does not search: Material's search worker, which
+#: builds the index on every page load (0.45 of the 1.2 CPU-s that Chromium spends
+#: loading a lesson), is a stub that never answers. The page visits search every
+#: page (tests/page_visits.py), and tests/test_offline.py searches from disk.
+NO_SEARCH = (
+    "window.Worker = class { postMessage() {} addEventListener() {} removeEventListener() {} };"
+)
+
 
 class FreshPage:
     """A page made on first use, each load as if in a new context; owned by a module fixture.
@@ -44,6 +52,7 @@ class FreshPage:
         if self._page is None:
             ctx = self._browser.new_context(viewport={"width": width, "height": height})
             ctx.add_init_script(EMPTY_STORAGE)  # a storage spy may log these two clear()
+            ctx.add_init_script(NO_SEARCH)
             if self._init_script:
                 ctx.add_init_script(self._init_script)
             self._page = ctx.new_page()

@@ -23,7 +23,7 @@ from typing import Any, NoReturn
 
 import axe_core
 import pytest
-from browser_pages import FreshPage
+from browser_pages import NO_SEARCH, FreshPage
 from hypothesis import settings
 from project import STALE_PAGE, TIER_VARIABLE, build_site
 from spies import CSP_SPY, STORAGE_SPY
@@ -193,9 +193,10 @@ def fresh(browser: Any) -> Iterator[FreshPage]:
 
 @pytest.fixture(scope="module")
 def spied_tab(browser: Any) -> Iterator[Any]:
-    """One tab for every page of a module, recording storage writes and CSP violations (spies.py)."""
+    """One tab for every page of a module, recording storage writes and CSP violations
+    (spies.py), with no search (browser_pages.NO_SEARCH)."""
     context = browser.new_context(viewport={"width": 1200, "height": 900})
-    context.add_init_script(STORAGE_SPY + CSP_SPY)
+    context.add_init_script(STORAGE_SPY + CSP_SPY + NO_SEARCH)
     yield context.new_page()
     context.close()
 

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from mkdocs.utils.yaml import yaml_load
-from spies import STORAGE_SPY
 
 KEY = "attention-by-hand:read"
 LESSON_1 = "lessons/weighted-mixture/"
@@ -63,16 +62,8 @@ STORAGE = """async () => ({
 EMPTY = {"local": 0, "session": 0, "cookie": "", "indexedDB": 0}
 
 
-@pytest.fixture(scope="module")
-def spied_page(browser):
-    ctx = browser.new_context()
-    ctx.add_init_script(STORAGE_SPY)
-    yield ctx.new_page()
-    ctx.close()
-
-
 @pytest.fixture
-def page(spied_page, site_url: str):
+def page(spied_tab, site_url: str):
     """The module's page on a document of the site, with nothing stored.
 
     One browser context serves every test (a new one costs a cold start);
@@ -80,12 +71,12 @@ def page(spied_page, site_url: str):
     bare document of the site, for the first), and the test starts only once
     every kind of storage is seen empty, as in a new context.
     """
-    if not spied_page.url.startswith(site_url):
-        spied_page.goto(site_url + BARE)
-    spied_page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
-    spied_page.context.clear_cookies()
-    assert spied_page.evaluate(STORAGE) == EMPTY
-    return spied_page
+    if not spied_tab.url.startswith(site_url):
+        spied_tab.goto(site_url + BARE)
+    spied_tab.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+    spied_tab.context.clear_cookies()
+    assert spied_tab.evaluate(STORAGE) == EMPTY
+    return spied_tab
 
 
 def stored(page) -> dict[str, str]:

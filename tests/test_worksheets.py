@@ -28,6 +28,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from browser_pages import NO_SEARCH
 from test_lesson_claims import nav_lessons
 from test_quiz_browser import shows
 
@@ -188,6 +189,7 @@ class Printed:
 def printed(browser, site_url: str):
     """``printed(uri)``: {paper: Printed} and what the page shows, each page loaded once."""
     context = browser.new_context()
+    context.add_init_script(NO_SEARCH)
     tab = context.new_page()
     memo: dict[str, tuple[dict[str, Printed], list[dict], dict[str, dict]]] = {}
 
