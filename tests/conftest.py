@@ -179,7 +179,10 @@ def _missing(reason: str) -> NoReturn:
 def axe() -> axe_core.Axe:
     """axe-core as tests/package-lock.json pins it; skip (fail under CI) when not installed."""
     if not axe_core.SCRIPT.is_file():
-        _missing(f"axe-core is not installed ({axe_core.SCRIPT} is missing): run `make test`")
+        _missing(
+            f"axe-core is not installed ({axe_core.SCRIPT} is missing): `make test` installs it "
+            "with npm (Node.js), from tests/package-lock.json"
+        )
     return axe_core.Axe(axe_core.SCRIPT.read_text(encoding="utf-8"), axe_core.locked_version())
 
 

@@ -186,11 +186,13 @@ def _typed(answers) -> list[str]:
     return [str(x) for answer in answers for x in answer]
 
 
+#: Fills every blank of the exercise `root`, in one call (:data:`page_visits.FILL`).
+FILL_ALL = f"(root, texts) => {{ {FILL} return fill(blanksOf(root), texts); }}"
+
+
 def _fill(box, texts: list[str]) -> None:
-    """Type each text into its blank, in one round trip (:data:`page_visits.FILL`)."""
-    filled = box.evaluate(
-        f"(root, texts) => {{ {FILL} return fill(blanksOf(root), texts); }}", texts
-    )
+    """Type each text into its blank, in one round trip (:data:`FILL_ALL`)."""
+    filled = box.evaluate(FILL_ALL, texts)
     assert filled == len(texts), f"{filled} blanks, {len(texts)} texts"
 
 

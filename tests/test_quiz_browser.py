@@ -14,6 +14,8 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from browser_pages import NO_SEARCH
+from spies import STORAGE_SPY
 
 from attention_by_hand.book.quiz import Question, parse_quiz, quiz_blocks
 
@@ -138,6 +140,16 @@ RUN_STEPS = (
 )
 
 
+@pytest.fixture(scope="module")
+def spied_page(browser):
+    """One page for every lesson of this module: each test loads its lesson afresh
+    (its window, 1280 x 720, scrolls no lazy figure into view as a control is clicked)."""
+    ctx = browser.new_context()
+    ctx.add_init_script(STORAGE_SPY + NO_SEARCH)
+    yield ctx.new_page()
+    ctx.close()
+
+
 def assert_reset(s: dict, where: str) -> None:
     """After "Try again": nothing chosen, explained or disabled; Check shown again."""
     for j, why in enumerate(s["whys"]):
@@ -151,23 +163,17 @@ def assert_reset(s: dict, where: str) -> None:
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
 def test_answering_shows_every_explanation_and_try_again_resets(
-    spied_tab, site_url: str, lesson: Path
+    spied_page, site_url: str, lesson: Path
 ):
-    page = spied_tab
-    #: every request, and those after the load other than an image (a lazy figure
-    #: scrolled into view as a control is clicked): the quiz may send nothing
+    page = spied_page
     requests: list[str] = []
-    sent: list[str] = []
 
     def record(request) -> None:
         requests.append(request.url)
-        if len(requests) > loaded and request.resource_type != "image":
-            sent.append(f"{request.method} {request.url} ({request.resource_type})")
 
-    loaded = 10**9  # until the page has loaded
     page.on("request", record)
     page.goto(page_url(site_url, lesson))
-    page.wait_for_load_state("networkidle")
+    page.wait_for_load_state("networkidle")  # what the page fetches at start (search index)
     loaded = len(requests)
     writes_at_load = page.evaluate("window.__abhWrites.length")
     before = page.evaluate(SNAPSHOT)
@@ -283,7 +289,7 @@ def test_answering_shows_every_explanation_and_try_again_resets(
         "window.__abhWrites"
     )
     page.remove_listener("request", record)
-    assert sent == [], f"requests after the load: {sent}"
+    assert requests[loaded:] == [], f"requests after load: {requests[loaded:]}"
     for url in requests:
         assert urlparse(url).hostname == "127.0.0.1", url
 
