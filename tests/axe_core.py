@@ -9,6 +9,7 @@ three times faster here (0.7 s against 2.1 s a run on the notebook page).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +18,6 @@ TESTS = Path(__file__).resolve().parent
 LOCK = TESTS / "package-lock.json"
 #: axe-core's script, as `make test` installs it.
 SCRIPT = TESTS / "node_modules" / "axe-core" / "axe.min.js"
-#: Only the violations are reported with their elements.
-OPTIONS = {"resultTypes": ["violations"]}
-#: Runs axe in the page: ``context`` is a CSS selector, or None for the whole document.
-RUN = "([context, options]) => axe.run(context ?? document, options)"
 
 
 def locked_version(lock: Path = LOCK) -> str:
@@ -29,19 +26,21 @@ def locked_version(lock: Path = LOCK) -> str:
     return str(packages["node_modules/axe-core"]["version"])
 
 
+@dataclass(frozen=True)
 class Axe:
     """axe-core's ``axe.min.js`` (`script`, of `version`), put in a page the first time it
     runs there (or if the page holds another version)."""
 
-    def __init__(self, script: str, version: str) -> None:
-        self.script = script
-        self.version = version
+    script: str
+    version: str
 
     def run(self, page: Any, context: str | None = None) -> dict[str, Any]:
-        """axe's results for the document in Playwright's `page` (or the part `context` selects)."""
+        """axe's results for the document in Playwright's `page` (or the part the CSS selector
+        `context` selects), with the elements of each violation only."""
         if page.evaluate("() => window.axe?.version ?? null") != self.version:
             page.evaluate(self.script)
-        return dict(page.evaluate(RUN, [context, OPTIONS]))
+        run = "(context) => axe.run(context ?? document, { resultTypes: ['violations'] })"
+        return dict(page.evaluate(run, context))
 
 
 def violations_report(violations: list[dict[str, Any]]) -> str:

@@ -1,10 +1,10 @@
-"""One Chromium page shared by the browser tests of a module, loaded afresh by each.
+"""Chromium pages for the browser tests: init scripts that prepare a page or record what
+it does, and :class:`FreshPage`, one page shared by a module's tests.
 
-A new browser context is a cold start (its own renderer, an empty HTTP cache),
-about a CPU-second before its first page. :meth:`FreshPage.load` instead sets the
-palette and size a test asks for on one shared page, loads the page with its
-site's storage empty (:data:`EMPTY_STORAGE`; Material would show the last palette
-stored), and checks the palette and width shown.
+``CSP_SPY`` records each ``securitypolicyviolation`` event (:func:`violations`);
+:func:`watch_console` keeps Chromium's console report of each, which also covers the
+search shim's blank iframe (its document is rewritten, listeners and all).
+``STORAGE_SPY`` records each write to browser storage in ``window.__abhWrites``.
 """
 
 from __future__ import annotations
@@ -35,10 +35,68 @@ NO_SEARCH = (
 )
 
 
+CSP_SPY = """
+(() => {
+  window.__abhViolations = [];
+  window.addEventListener("securitypolicyviolation", (event) => {
+    window.__abhViolations.push({
+      directive: event.effectiveDirective,
+      blocked: event.blockedURI,
+      sample: event.sample,
+      page: event.documentURI,
+    });
+  }, true);
+})();
+"""
+#: localStorage and sessionStorage (setItem, removeItem, clear), document.cookie, indexedDB.open.
+STORAGE_SPY = """
+(() => {
+  window.__abhWrites = [];
+  const log = (what) => window.__abhWrites.push(what);
+  for (const name of ["setItem", "removeItem", "clear"]) {
+    const original = Storage.prototype[name];
+    Storage.prototype[name] = function (...args) {
+      log(`${this === window.localStorage ? "local" : "session"}Storage.${name}(${args[0]})`);
+      return original.apply(this, args);
+    };
+  }
+  const cookie = Object.getOwnPropertyDescriptor(Document.prototype, "cookie");
+  Object.defineProperty(Document.prototype, "cookie", {
+    get() { return cookie.get.call(this); },
+    set(value) { log(`cookie=${value}`); cookie.set.call(this, value); },
+  });
+  const open = IDBFactory.prototype.open;
+  IDBFactory.prototype.open = function (...args) {
+    log(`indexedDB.open(${args[0]})`);
+    return open.apply(this, args);
+  };
+})();
+"""
+
+
+def watch_console(page, into: list[str]) -> None:
+    """Append every console message of `page` that reports a CSP violation to `into`."""
+    page.on(
+        "console",
+        lambda message: (
+            into.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
+
+
+def violations(page) -> list[dict]:
+    """The violations the page's ``CSP_SPY`` recorded since it loaded."""
+    return page.evaluate("window.__abhViolations")
+
+
 class FreshPage:
     """A page made on first use, each load as if in a new context; owned by a module fixture.
 
-    :attr:`errors`: the uncaught script errors since the last load began.
+    A new context is a cold start (its own renderer, an empty HTTP cache), about a
+    CPU-second before its first page. :meth:`load` instead sets the palette and size
+    asked for on one page, loads with the site's storage empty (:data:`EMPTY_STORAGE`;
+    Material would show the last palette stored), and checks the palette and width
+    shown. :attr:`errors`: the uncaught script errors since the last load began.
     """
 
     def __init__(self, browser, init_script: str | None = None) -> None:
@@ -51,17 +109,16 @@ class FreshPage:
         """The page after loading `url` afresh, in palette `scheme`, `width` x `height`."""
         if self._page is None:
             ctx = self._browser.new_context(viewport={"width": width, "height": height})
-            ctx.add_init_script(EMPTY_STORAGE)  # a storage spy may log these two clear()
-            ctx.add_init_script(NO_SEARCH)
+            ctx.add_init_script(EMPTY_STORAGE + NO_SEARCH)
             if self._init_script:
                 ctx.add_init_script(self._init_script)
             self._page = ctx.new_page()
             self._page.on("pageerror", lambda error: self.errors.append(str(error)))
         page = self._page
         self.errors.clear()
-        page.context.clear_cookies()
         page.emulate_media(color_scheme=scheme)
         page.set_viewport_size({"width": width, "height": height})
+        page.context.clear_cookies()
         page.goto(url)
         shown = page.locator("body").get_attribute("data-md-color-scheme")
         assert shown == PALETTES[scheme], f"{url}: palette {shown}, not {scheme}"

@@ -10,23 +10,20 @@ Browser tests skip with a reason when no Chromium is found, except under ``CI=tr
 
 from __future__ import annotations
 
-import functools
 import gc
-import http.server
 import os
 import re
 import shutil
-import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import axe_core
 import pytest
-from browser_pages import NO_SEARCH, FreshPage
+from browser_pages import CSP_SPY, NO_SEARCH, STORAGE_SPY, FreshPage
 from hypothesis import settings
-from project import STALE_PAGE, TIER_VARIABLE, build_site
-from spies import CSP_SPY, STORAGE_SPY
+from project import STALE_PAGE, TIER_VARIABLE, build_site, missing
+from sitescan import serving
 from xdist.scheduler import LoadScopeScheduling
 
 #: ``page_visits`` (each page visited once per palette), and pytester (pytest on a copy's page).
@@ -46,7 +43,6 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     NO_OTHER_HOST,
 ]
-IN_CI = os.environ.get("CI", "").lower() == "true"
 
 #: The marks a test gets from the fixtures it uses (registered in pyproject.toml).
 TIER_FIXTURES = {
@@ -151,35 +147,18 @@ def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_site(site)
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="session")
 def site_url(site_dir: Path) -> Iterator[str]:
-    """The built site served over http on 127.0.0.1 (an ephemeral port)."""
-    handler = functools.partial(_QuietHandler, directory=str(site_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
-
-
-def _missing(reason: str) -> NoReturn:
-    """Skip the test for `reason`; fail it under CI, where nothing may be missing."""
-    if IN_CI:
-        pytest.fail(f"CI=true and {reason}")
-    pytest.skip(reason)
+    """The built site served over http on 127.0.0.1 (sitescan.serving)."""
+    with serving(site_dir) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
 def axe() -> axe_core.Axe:
     """axe-core as tests/package-lock.json pins it; skip (fail under CI) when not installed."""
     if not axe_core.SCRIPT.is_file():
-        _missing(
+        missing(
             f"axe-core is not installed ({axe_core.SCRIPT} is missing): `make test` installs it "
             "with npm (Node.js), from tests/package-lock.json"
         )
@@ -197,7 +176,7 @@ def fresh(browser: Any) -> Iterator[FreshPage]:
 @pytest.fixture(scope="module")
 def spied_tab(browser: Any) -> Iterator[Any]:
     """One tab for every page of a module, recording storage writes and CSP violations
-    (spies.py), with no search (browser_pages.NO_SEARCH)."""
+    (browser_pages: CSP_SPY, STORAGE_SPY), with no search (NO_SEARCH)."""
     context = browser.new_context(viewport={"width": 1200, "height": 900})
     context.add_init_script(STORAGE_SPY + CSP_SPY + NO_SEARCH)
     yield context.new_page()
@@ -209,7 +188,7 @@ def browser() -> Iterator[object]:
     """A headless Chromium (Debian's, never a downloaded one) driven by Playwright."""
     path = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
     if not path:
-        _missing("Debian's Chromium is not installed: run `apt-get install chromium` (as root)")
+        missing("Debian's Chromium is not installed: run `apt-get install chromium` (as root)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from browser_pages import PALETTES, TWO_FRAMES
-from spies import CSP_SPY, violations, watch_console
+from browser_pages import CSP_SPY, EMPTY_STORAGE, PALETTES, TWO_FRAMES, violations, watch_console
 
 from attention_by_hand.book.exercise import exercise_blocks
 from attention_by_hand.book.worksheets import KEY_URI, worksheet_uri
@@ -90,13 +89,9 @@ def visited_pages() -> list[str]:
     palettes were about 80 s of ``make test``'s worker time.) tests/test_worksheets.py
     prints every worksheet.
     """
-    pages = book_pages()
-    sheets = [p for p in pages if p.startswith("worksheets/") and p != KEY_PAGE]
+    pages, key = book_pages(), KEY_URI.removesuffix(".md") + "/"
+    sheets = [p for p in pages if p.startswith("worksheets/") and p != key]
     return [p for p in pages if p not in sheets[1:]]
-
-
-#: The answer key's page, at its directory URL.
-KEY_PAGE = KEY_URI.removesuffix(".md") + "/"
 
 
 def page_id(path: str) -> str:
@@ -113,14 +108,10 @@ def palettes_and_pages() -> list[pytest.param]:
     ]
 
 
-#: Pages that get "Mark as read" (docs/javascripts/mark-read.js: lessons and notebooks).
-MARKABLE = ("lessons/", "notebooks/")
-
-
 #: A class attribute that holds the class ``{}``, written as the build writes it.
 _CLASS = r'class="(?:[^"]*\s)?{}(?:\s[^"]*)?"'
-#: How a built page shows each tool it offers (mark-as-read: its script, on :data:`MARKABLE` pages),
-#: by the name :func:`use_the_page` reports.
+#: How a built page shows each tool it offers, by the name :func:`use_the_page` reports
+#: when it used the tool (mark-as-read: its script, on lessons and notebooks only).
 OFFER_MARKS = {
     "palette": r'<form\b[^>]*data-md-component="palette"',
     **{
@@ -130,15 +121,13 @@ OFFER_MARKS = {
     "search": r"<input\b[^>]*" + _CLASS.format(r"md-search__input"),
     "mark-as-read": r'<script\b[^>]*src="[^"]*javascripts/mark-read\.js"',
 }
-#: What :func:`use_the_page` uses, by the name it reports.
-READER_TOOLS = tuple(OFFER_MARKS)
 _IMAGE = re.compile(r'<img\b[^>]*\ssrc="([^"]+)"')
 _FULL_SIZE = re.compile(r"<a\b[^>]*" + _CLASS.format("abh-full-size"))
 
 
 @dataclass
 class Offered:
-    """What a built page offers, read from its HTML: tools of :data:`READER_TOOLS`, the
+    """What a built page offers, read from its HTML: tools of :data:`OFFER_MARKS`, the
     ``src`` of each ``<img>``, and the palettes with a full-size figure link."""
 
     tools: set[str]
@@ -151,7 +140,7 @@ def offered(site: Path, path: str) -> Offered:
     file = site / (path if path.endswith(".html") else f"{path}index.html")
     html = file.read_text(encoding="utf-8")
     tools = {tool for tool, mark in OFFER_MARKS.items() if re.search(mark, html)}
-    if not path.startswith(MARKABLE):
+    if not path.startswith(("lessons/", "notebooks/")):  # docs/javascripts/mark-read.js
         tools.discard("mark-as-read")
     links = " ".join(match[0] for match in _FULL_SIZE.finditer(html))
     return Offered(tools, _IMAGE.findall(html), {p for p in PALETTES if f"abh-only-{p}" in links})
@@ -291,8 +280,9 @@ class PaletteTab:
     """One tab in a palette that visits page after page, recording every request,
     CSP violation and console CSP report.
 
-    One tab costs about a CPU-second a page less than a context a page;
-    :meth:`visit` clears what the last page stored. No route: it turns the HTTP cache off.
+    One tab costs about a CPU-second a page less than a context a page; each page starts
+    with no storage (:data:`EMPTY_STORAGE`) and no cookie. No route: it turns the HTTP
+    cache off.
     """
 
     def __init__(self, browser, site_url: str, palette: str) -> None:
@@ -305,7 +295,7 @@ class PaletteTab:
             # the quiz, demo, stepper and mark-as-read tests keep the default motion
             reduced_motion="reduce",
         )
-        self.context.add_init_script(CSP_SPY)
+        self.context.add_init_script(EMPTY_STORAGE + CSP_SPY)
         self.requests: list[str] = []
         self.console: list[str] = []
         self.tab = self.context.new_page()
@@ -315,12 +305,10 @@ class PaletteTab:
     def visit(self, axe, path: str) -> Visit:
         """Visit `path` as the module docstring says; return what was seen."""
         tab = self.tab
-        if tab.url.startswith(self.site_url):  # what the last page stored
-            tab.evaluate("localStorage.clear(); sessionStorage.clear()")
-        self.context.clear_cookies()
         tab.set_viewport_size({"width": WIDTHS[0], "height": 900})
         self.requests.clear()
         self.console.clear()
+        self.context.clear_cookies()
         response = tab.goto(self.site_url + path, wait_until="load")
         assert response is not None, f"{path}: no response"
         seen = Visit(

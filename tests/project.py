@@ -1,5 +1,6 @@
 """Builds of the book and copies of it, for the tests that build, break or serve one,
-and the project's files and lock. What one module alone uses is written there.
+the project's files and lock, and what a test does when a tool is missing. What one
+module alone uses is written there.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import NoReturn
+
+from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[1]
 #: What the build and the tools make: not part of the project.
@@ -22,6 +26,17 @@ MADE |= {".pytest_cache", ".hypothesis", ".ruff_cache", ".mypy_cache", ".cache"}
 STALE_PAGE = "stale.html"
 #: Where the running test's tiers are written for :func:`require_tier`.
 TIER_VARIABLE = "ABH_TEST_TIERS"
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+def missing(reason: str) -> NoReturn:
+    """Skip the running test (or module) for `reason`; fail it under ``CI=true``, where
+    nothing may be missing."""
+    import pytest
+
+    if IN_CI:
+        pytest.fail(f"CI=true and {reason}", pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
 
 
 def require_tier(tier: str, what: str) -> None:
@@ -75,7 +90,7 @@ def copy_for_build(
 ) -> Path:
     """Copy the project's `names` (by default what ``mkdocs build`` reads) to `destination`.
 
-    Build or serve it with :func:`copy_environment` (its ``src`` first). Files keep
+    Build or serve it with :func:`build_environment` (its ``src`` first). Files keep
     their times (``copy2``), so compiled modules stay valid for what no test changed.
     """
     destination.mkdir(parents=True, exist_ok=True)
@@ -90,16 +105,16 @@ def copy_for_build(
     return destination
 
 
-def copy_environment(copy: Path) -> dict[str, str]:
-    """The environment of a build or serve in a copy: the copy's package first, dated as
-    ``make`` dates builds, the project's build cache shared (its keys cover what a test
-    changes); not the outer pytest's options or an ``OFFLINE`` setting."""
+def build_environment(root: Path = ROOT) -> dict[str, str]:
+    """The environment of a build or serve of the project or of a copy at `root`: its
+    package first, dated as ``make`` dates builds, the project's build cache shared (its
+    keys cover what a test changes); not the outer pytest's options or an ``OFFLINE``."""
     env = {
         key: value
         for key, value in os.environ.items()
         if key not in {"PYTEST_ADDOPTS", "OFFLINE", "PYTHONPATH", TIER_VARIABLE}
     }
-    env |= {"NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(copy / "src")}
+    env |= {"NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(root / "src")}
     if source_date_epoch():
         env.setdefault("SOURCE_DATE_EPOCH", source_date_epoch())
     env.setdefault("ABH_CACHE_DIR", str(ROOT / ".cache" / "attention-by-hand"))
@@ -125,20 +140,15 @@ def pip(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProc
 LOCK = ROOT / "requirements" / "test.txt"
 
 
-def normalized(name: str) -> str:
-    """A package name as PyPI compares names (PEP 503): ``Jinja2`` -> ``jinja2``."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def locked(lock: Path = LOCK) -> dict[str, tuple[str, list[str]]]:
-    """Each package of a pip-compile lock: normalized name -> (version, sha256 hashes)."""
+    """Each package of a pip-compile lock: PEP 503 name -> (version, sha256 hashes)."""
     packages: dict[str, tuple[str, list[str]]] = {}
     current: list[str] = []
     for line in lock.read_text(encoding="utf-8").splitlines():
         stripped = line.strip()
         if match := re.match(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)", line):
             current = []
-            packages[normalized(match[1])] = (match[2], current)
+            packages[canonicalize_name(match[1])] = (match[2], current)
         elif hashed := re.match(r"--hash=sha256:([0-9a-f]{64})", stripped):
             current.append(hashed[1])
     return packages
@@ -150,13 +160,10 @@ def build_site(destination: Path, *extra: str, env: dict[str, str] | None = None
     import pytest
 
     require_tier("build", "builds the site")
-    environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **(env or {})}
-    if source_date_epoch():
-        environment.setdefault("SOURCE_DATE_EPOCH", source_date_epoch())
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(destination), *extra],
         cwd=ROOT,
-        env=environment,
+        env={**build_environment(), **(env or {})},
         capture_output=True,
         text=True,
         check=False,

@@ -1,25 +1,21 @@
-"""Reading a built site: its pages, and what each file loads from other hosts."""
+"""A built site: its pages, what each file loads from other hosts, and serving it."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import http.server
 import re
+import threading
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
 #: `<link rel=...>` values that name a page rather than load a resource.
 NAVIGATION_RELS = {"canonical", "alternate", "prev", "next", "author", "license", "help"}
 #: Attributes whose value the browser fetches without the reader clicking.
-RESOURCE_ATTRIBUTES = {
-    "src",
-    "srcset",
-    "data",
-    "poster",
-    "background",
-    "manifest",
-    "action",
-    "formaction",
-    "ping",
-}
+RESOURCE_ATTRIBUTES = {"src", "srcset", "data", "poster", "background", "manifest"}
+RESOURCE_ATTRIBUTES |= {"action", "formaction", "ping"}
 REMOTE = re.compile(r"^\s*(?:https?:)?//", re.IGNORECASE)
 CSS_REMOTE = re.compile(
     r"""url\(\s*["']?\s*(?:https?:)?//[^)]*\)|@import\s+(?:url\()?\s*["']?\s*(?:https?:)?//[^;]*""",
@@ -101,3 +97,21 @@ def third_party_loads(site: Path) -> dict[str, list[str]]:
         if found:
             leaks[path.relative_to(site).as_posix()] = sorted(set(found))
     return leaks
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def serving(directory: Path) -> Iterator[str]:
+    """`directory` over http on 127.0.0.1 (an ephemeral port), for the duration of the block."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_pages import CSP_SPY, violations, watch_console
 from mkdocs.exceptions import Abort, PluginError
-from project import STALE_PAGE, copy_environment, copy_for_build, edit, require_tier
-from spies import CSP_SPY, violations, watch_console
+from project import STALE_PAGE, build_environment, copy_for_build, edit, require_tier
 
 from attention_by_hand.book import plugin as plugin_module
 from attention_by_hand.book import serve_errors
@@ -81,7 +81,7 @@ def serve_copy(copy: Path, log: Path) -> Iterator[Server]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
-    env = copy_environment(copy)
+    env = build_environment(copy)
     # as `make serve` runs it (the Makefile unexports the variable): whether
     # compiled modules are written into src/ is the plugin's to decide
     env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -251,7 +251,7 @@ def served_copy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path
 
 @contextlib.contextmanager
 def _served_lesson_tab(browser: Any, server: Server) -> Iterator[tuple[Any, list[str]]]:
-    """The served lesson open in a tab of its own that records CSP violations (spies.py).
+    """The served lesson open in a tab of its own that records CSP violations (CSP_SPY).
 
     Yields the tab and the console's reports of violations.
     """
@@ -351,7 +351,7 @@ def test_serve_live_reload_runs_under_the_serve_policy(
     Under ``mkdocs serve`` the policy allows inline scripts (``'unsafe-inline'``),
     for the live-reload script MkDocs injects: it runs, and after a sentence is
     added to the lesson the open page shows it, with no violation of the policy
-    (tests/spies.py) on the way.
+    (tests/browser_pages.py) on the way.
     """
     copy, server = served_copy
     with _served_lesson_tab(browser, server) as (tab, console):

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from mkdocs.structure.toc import get_toc
 from nbclient.exceptions import CellExecutionError
-from project import ROOT, copy_environment, copy_for_build, require_tier
+from project import ROOT, build_environment, copy_for_build, require_tier
 
 from attention_by_hand.book.build_cache import (
     CACHE_ENV,
@@ -54,7 +54,7 @@ def run_in_copy(copy: Path, *args: str, timeout: float = 900) -> subprocess.Comp
     return subprocess.run(
         [sys.executable, "-m", *args],
         cwd=copy,
-        env=copy_environment(copy),
+        env=build_environment(copy),
         capture_output=True,
         text=True,
         check=False,

@@ -18,8 +18,7 @@ import random
 
 import pytest
 from axe_core import violations_report
-from browser_pages import TWO_FRAMES, FreshPage
-from spies import CSP_SPY, violations
+from browser_pages import CSP_SPY, TWO_FRAMES, FreshPage, violations
 
 from attention_by_hand import kv_cache_bytes
 from attention_by_hand.book.calculator_html import CALCULATORS, FIELDS, binary_size

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from project import ROOT, copy_environment, copy_for_build, edit
+from project import ROOT, build_environment, copy_for_build, edit
 
 from attention_by_hand.book.sources import check_citations, load_sources
 
@@ -130,7 +130,7 @@ def _build(copy: Path) -> tuple[subprocess.CompletedProcess[str], Path]:
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
         cwd=copy,
-        env=copy_environment(copy),
+        env=build_environment(copy),
         capture_output=True,
         text=True,
         check=False,

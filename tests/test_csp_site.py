@@ -8,7 +8,7 @@
   search used, a quiz answered, the demo, the stepper and the calculator changed and
   mark-as-read toggled (whichever of these the page offers; all of them
   across the pages), raises no ``securitypolicyviolation``
-  (tests/spies.py, tests/page_visits.py; the ``file://`` build is
+  (tests/browser_pages.py, tests/page_visits.py; the ``file://`` build is
   checked in tests/test_offline.py).
 - The policy works: a copy of the built site with ``<img
   src="https://example.org/x.png">`` in a lesson reports the violation and
@@ -24,20 +24,15 @@
 from __future__ import annotations
 
 import base64
-import contextlib
-import functools
 import hashlib
-import http.server
 import re
 import shutil
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from page_visits import PALETTES, READER_TOOLS, offered, palettes_and_pages, visited_pages
-from sitescan import built_pages
-from spies import CSP_SPY, violations
+from browser_pages import CSP_SPY, violations
+from page_visits import OFFER_MARKS, PALETTES, offered, palettes_and_pages, visited_pages
+from sitescan import built_pages, serving
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSON = "lessons/weighted-mixture/"
@@ -55,25 +50,6 @@ def directives(content: str) -> dict[str, list[str]]:
 
 def sha256(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
-
-
-@contextlib.contextmanager
-def serving(directory: Path) -> Iterator[str]:
-    """`directory` over http on 127.0.0.1, for the duration of the block."""
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(directory))
-    )
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 # ---------------------------------------------------------------------------
@@ -122,14 +98,14 @@ def test_every_inline_script_is_allowed_by_its_hash(site_dir: Path) -> None:
 
 
 def test_the_pages_offer_every_tool_the_reading_test_uses(site_dir: Path) -> None:
-    """Across the built pages, the reader has each of :data:`READER_TOOLS` somewhere.
+    """Across the built pages, the reader has each tool of :data:`page_visits.OFFER_MARKS` somewhere.
 
     Each page's visit must use what that page offers
     (:func:`test_no_violation_while_reading_the_page`); this makes sure that
     is, together, every tool.
     """
     tools = set().union(*(offered(site_dir, page).tools for page in visited_pages()))
-    assert tools == set(READER_TOOLS)
+    assert tools == OFFER_MARKS.keys()
 
 
 @pytest.mark.parametrize(("palette", "path"), palettes_and_pages())

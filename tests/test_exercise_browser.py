@@ -20,8 +20,8 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from browser_pages import violations
 from page_visits import FILL, UNRELATED
-from spies import violations
 from test_accessibility import tab_to
 from test_answers import CHECKED, JUDGED, READ, REFUSED
 from test_quiz_browser import SNAPSHOT, shows, words

@@ -21,9 +21,8 @@ from pathlib import Path
 
 import pytest
 from axe_core import violations_report
-from browser_pages import TWO_FRAMES
+from browser_pages import TWO_FRAMES, violations
 from page_visits import FILL, SETTLED, UNRELATED
-from spies import violations
 from test_exercise_browser import RUN_STEPS, page_url
 from test_fresh_numbers import SEEDS, written_exercise
 from test_quiz_browser import SNAPSHOT, words

@@ -50,7 +50,8 @@ from typing import Any
 import pytest
 from mkdocs.utils.yaml import yaml_load
 from packaging.requirements import Requirement
-from project import LOCK, locked, normalized, pip, project_files
+from packaging.utils import canonicalize_name
+from project import LOCK, locked, pip, project_files
 from sybil import Sybil
 
 from attention_by_hand.book.notebook import ipynb_text
@@ -289,7 +290,7 @@ def _closure(requirements: Iterable[str]) -> dict[str, str]:
     todo = [Requirement(r) for r in requirements]
     while todo:
         requirement = todo.pop()
-        name = normalized(requirement.name)
+        name = canonicalize_name(requirement.name)
         marker = requirement.marker
         if name in found or (marker is not None and not marker.evaluate({"extra": ""})):
             continue
@@ -333,11 +334,20 @@ def _reader_env(home: Path) -> dict[str, str]:
     return env
 
 
-def _page_runner(python: Path, folder: Path, *args: str | Path) -> Any:
-    """Run tests/page_runner.py with `args` in `python`'s environment, in `folder`; its findings."""
-    result = folder / "result.json"
-    _run(python, "-I", RUNNER, *args, result, cwd=folder, env=_reader_env(folder))
-    return json.loads(result.read_text(encoding="utf-8"))
+#: What a reader's ``import attention_by_hand`` gives, printed as JSON (run with ``-I -c``).
+PROBE = """
+import importlib, json, sys
+before = set(sys.modules)
+import attention_by_hand
+imported = sorted(set(sys.modules) - before)
+try:
+    importlib.import_module("attention_by_hand.book.plugin")
+    plugin_error = None
+except ImportError as error:
+    plugin_error = f"{type(error).__name__}: {error}"
+print(json.dumps({"file": attention_by_hand.__file__, "version": attention_by_hand.__version__,
+                  "imported": imported, "plugin_error": plugin_error, "sys_path": sys.path}))
+"""
 
 
 @dataclass(frozen=True)
@@ -350,9 +360,13 @@ class Reader:
     installed: set[str]
     probe: dict[str, Any]
 
-    def run(self, *args: str | Path) -> Any:
-        """Run tests/page_runner.py with `args` in this environment; its findings."""
-        return _page_runner(self.python, self.folder, *args)
+    def run_pages(self, pages: Path) -> Any:
+        """Run tests/page_runner.py on the JSON list `pages` in this environment; its findings."""
+        result = self.folder / "result.json"
+        _run(
+            self.python, "-I", RUNNER, pages, result, cwd=self.folder, env=_reader_env(self.folder)
+        )
+        return json.loads(result.read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")
@@ -372,15 +386,18 @@ def reader(dists: Dists, tmp_path_factory: pytest.TempPathFactory) -> Reader:
         "print(json.dumps([d.metadata['Name'] for d in m.distributions()]))",
         cwd=folder, env=_reader_env(folder),
     )  # fmt: skip
-    installed = {normalized(name) for name in json.loads(listed)}
-    return Reader(folder, python, wanted, installed, _page_runner(python, folder, "probe"))
+    installed = {canonicalize_name(name) for name in json.loads(listed)}
+    probe = _run(python, "-I", "-c", PROBE, cwd=folder, env=_reader_env(folder))
+    return Reader(folder, python, wanted, installed, json.loads(probe))
 
 
 def test_a_plain_install_brings_numpy_and_matplotlib_and_what_they_need(reader: Reader) -> None:
     assert {"numpy", "matplotlib"} <= set(reader.wanted)
     assert reader.installed == {NAME, *reader.wanted}
     # none of the book's build: MkDocs, Sybil and the rest of the `docs` extra
-    build = {normalized(Requirement(r).name) for r in PROJECT["optional-dependencies"]["docs"]}
+    build = {
+        canonicalize_name(Requirement(r).name) for r in PROJECT["optional-dependencies"]["docs"]
+    }
     assert {"mkdocs", "sybil", "mkdocs-material", "jupytext", "ipykernel"} <= build
     assert not build & reader.installed, sorted(build & reader.installed)
 
@@ -460,7 +477,7 @@ def page_results(reader: Reader) -> dict[str, list[dict[str, Any]]]:
     ]
     listing = reader.folder / "pages.json"
     listing.write_text(json.dumps(pages), encoding="utf-8")
-    return {result["path"]: result["blocks"] for result in reader.run("pages", listing)}
+    return {result["path"]: result["blocks"] for result in reader.run_pages(listing)}
 
 
 def test_the_pages_have_visible_python_to_run() -> None:

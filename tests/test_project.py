@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from mkdocs.utils.yaml import yaml_load
 from packaging.requirements import Requirement
-from project import LOCK, locked, normalized, pip
+from packaging.utils import canonicalize_name
+from project import LOCK, locked, pip
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -64,7 +65,7 @@ def test_ci_runs_the_readme_test_command_and_rejects_empty_runs() -> None:
 
 def _requirements(lines: list[str]) -> dict[str, str]:
     """Normalized name -> specifier, of requirement strings."""
-    return {normalized(r.name): str(r.specifier) for r in map(Requirement, lines)}
+    return {canonicalize_name(r.name): str(r.specifier) for r in map(Requirement, lines)}
 
 
 def _in_file(path: Path) -> list[str]:
@@ -124,7 +125,7 @@ def test_the_lock_holds_the_files_of_every_platform() -> None:
 
 def test_the_lock_matches_the_install_here() -> None:
     """The .venv running these tests has exactly the locked versions."""
-    installed = {normalized(d.metadata["Name"]): d.version for d in distributions()}
+    installed = {canonicalize_name(d.metadata["Name"]): d.version for d in distributions()}
     wrong = {
         name: (version, installed.get(name))
         for name, (version, _) in locked().items()

@@ -14,8 +14,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from browser_pages import NO_SEARCH
-from spies import STORAGE_SPY
+from browser_pages import NO_SEARCH, STORAGE_SPY
 
 from attention_by_hand.book.quiz import Question, parse_quiz, quiz_blocks
 

@@ -12,28 +12,11 @@ fresh one.
 from __future__ import annotations
 
 import hashlib
-import os
-import subprocess
 from pathlib import Path
 
-import pytest
-from project import build_site
+from project import build_site, missing, source_date_epoch
 
 ROOT = Path(__file__).resolve().parents[1]
-IN_CI = os.environ.get("CI", "").lower() == "true"
-
-
-def _require_a_date() -> None:
-    if os.environ.get("SOURCE_DATE_EPOCH"):
-        return
-    result = subprocess.run(
-        ["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True, check=False
-    )
-    if result.returncode != 0 or not result.stdout.strip().isdigit():
-        reason = f"no SOURCE_DATE_EPOCH and no git history to take it from: {result.stderr.strip()}"
-        if IN_CI:
-            pytest.fail(f"CI=true and {reason}")
-        pytest.skip(reason)
 
 
 def _digests(site: Path) -> dict[str, str]:
@@ -45,7 +28,8 @@ def _digests(site: Path) -> dict[str, str]:
 
 
 def test_two_clean_builds_are_byte_identical(site_dir: Path, tmp_path: Path) -> None:
-    _require_a_date()
+    if not source_date_epoch():
+        missing("no SOURCE_DATE_EPOCH and no git history to take it from")
     # with no build cache: every figure drawn and the notebook run, while the
     # session's build may have read them from .cache/ (or $ABH_CACHE_DIR)
     again = build_site(

@@ -17,8 +17,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from axe_core import violations_report
-from browser_pages import TWO_FRAMES, FreshPage, assert_fits
-from spies import STORAGE_SPY
+from browser_pages import STORAGE_SPY, TWO_FRAMES, FreshPage, assert_fits
 
 from attention_by_hand import online_attention_steps, scaled_dot_product_attention
 from attention_by_hand.book.stepper_html import STEPPERS
