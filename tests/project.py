@@ -1,7 +1,5 @@
-"""Builds of the book and copies of it, for the tests that build, break or serve one,
-the project's files and lock, and what a test does when a tool is missing. What one
-module alone uses is written there.
-"""
+"""Builds and copies of the book for the tests that build, break or serve one, the
+project's files and lock, and what a test does when a tool is missing."""
 
 from __future__ import annotations
 
@@ -15,6 +13,8 @@ from pathlib import Path
 from typing import NoReturn
 
 from packaging.utils import canonicalize_name
+
+from attention_by_hand.book.build_cache import CACHE_ENV, DEFAULT_FOLDER
 
 ROOT = Path(__file__).resolve().parents[1]
 #: What the build and the tools make: not part of the project.
@@ -117,7 +117,7 @@ def build_environment(root: Path = ROOT) -> dict[str, str]:
     env |= {"NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(root / "src")}
     if source_date_epoch():
         env.setdefault("SOURCE_DATE_EPOCH", source_date_epoch())
-    env.setdefault("ABH_CACHE_DIR", str(ROOT / ".cache" / "attention-by-hand"))
+    env.setdefault(CACHE_ENV, str(ROOT / DEFAULT_FOLDER))
     return env
 
 
