@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from fractions import Fraction
 from pathlib import Path
 
@@ -11,7 +12,10 @@ import pytest
 from sybil import Sybil
 
 from attention_by_hand.book.output import output_mismatch, render_output
-from attention_by_hand.book.prose import (
+from attention_by_hand.book.prose import (  # the private patterns: see their test
+    _MINUS_RE,
+    _SUPERSCRIPT_RE,
+    _VULGAR_RE,
     ClaimError,
     claim,
     numbers_in,
@@ -98,12 +102,29 @@ def test_digits_inside_words_are_not_numbers() -> None:
         ("1½", Fraction(3, 2)),
         ("−⅔", Fraction(-2, 3)),
         ("40/3", Fraction(40, 3)),
+        ("1.5/4", Fraction(3, 8)),  # a decimal over a whole number: exact
+        ("1,000/3", Fraction(1000, 3)),
     ],
 )
 def test_each_way_of_writing_a_number_is_read_as_one_number(written: str, value) -> None:
     (number,) = numbers_in(f"it is {written} here")
     assert (number.text, number.value) == (written, value)
     assert parse_number(written) == value
+
+
+def test_number_reads_exactly_the_unicode_fractions_superscripts_and_minus_signs() -> None:
+    # NUMBER spells these sets as alternatives so that it compiles fast: check
+    # them against every character of the BMP (the patterns name none beyond
+    # it), with the sets taken from Unicode's names.
+    every = "".join(map(chr, range(0x10000)))
+    vulgar = [c for c in every if unicodedata.name(c, "").startswith("VULGAR FRACTION ")]
+    digits = ["ZERO", "ONE", "TWO", "THREE", "FOUR", "FIVE", "SIX", "SEVEN", "EIGHT", "NINE"]
+    superscript = sorted(unicodedata.lookup(f"SUPERSCRIPT {d}") for d in digits)
+    minus = [unicodedata.lookup("HYPHEN-MINUS"), unicodedata.lookup("MINUS SIGN")]
+    assert len(vulgar) == 19
+    assert re.findall(_VULGAR_RE, every) == vulgar
+    assert re.findall(_SUPERSCRIPT_RE, every) == superscript
+    assert re.findall(_MINUS_RE, every) == minus
 
 
 @pytest.mark.parametrize(
