@@ -79,6 +79,10 @@ EQUAL = "- [x] All of them, the same"
 EQUAL_WHY = "Equal weights make the mixture the plain average of the values."
 #: The template's last explanation: the questions above go after it.
 LAST_EXPLANATION = "  > 6 is the plain average; the weights are not equal.\n"
+#: a claim of the template (the row claim-of-a-variable passes its fragment as a variable)
+ADD_UP = 'claim("add up to 1", weights.sum())'
+#: the template's first output fence (an invisible block follows it after a blank line)
+OUTPUT_FENCE = "```output\n4.0\n```\n"
 #: The lesson every row breaks: the template, its quiz filled in.
 UNBROKEN = TEMPLATE.read_text(encoding="utf-8").replace(
     LAST_EXPLANATION, LAST_EXPLANATION + MORE_QUESTIONS
@@ -289,6 +293,16 @@ BROKEN_COPIES = {
             f"{LESSON}, line {_lines(UNBROKEN, TAKE)}: the prose says 0.65 but the code computes 0.75",
         ),
     ),
+    "claim-of-a-variable": Break(
+        lambda p: edit(p / LESSON, ADD_UP, 'words = "add up to 1"\nclaim(words, weights.sum())'),
+        (
+            (
+                f"{LESSON}, line {_lines(UNBROKEN, ADD_UP) + 1}: the first argument of claim() "
+                "must be a string literal copied from the prose, so that the coverage check can "
+                "read it"
+            ),
+        ),
+    ),
     "sentence-reworded": Break(
         lambda p: (
             edit(p / LESSON, TAKE, "Mix the values 2 and 10"),
@@ -328,6 +342,26 @@ BROKEN_COPIES = {
         (_unclosed_message(-1),),
         page=MIXTURE_PAGE,
         quoted=(),
+    ),
+    "output-fence-never-closed": Break(
+        lambda p: edit(p / LESSON, OUTPUT_FENCE, OUTPUT_FENCE.removesuffix("```\n")),
+        (
+            (
+                f"{LESSON}, line {_lines(UNBROKEN, OUTPUT_FENCE)}: this block runs on over the "
+                f"block at line {_lines(UNBROKEN, OUTPUT_FENCE) + 3}; end it with a line ``` "
+                "(three backticks and nothing else) after its code"
+            ),
+        ),
+    ),
+    "python-fence-never-closed": Break(
+        lambda p: _append(p / LESSON, "\n```python\nx = 1\n"),
+        (
+            (
+                f"{LESSON}, line {UNBROKEN.count(chr(10)) + 2}: the fence '```python' is never "
+                "closed, so the rest of the page would show as code; end its block with ``` on a "
+                "line of its own"
+            ),
+        ),
     ),
     # --- markers ---------------------------------------------------------
     "unknown-figure": Break(

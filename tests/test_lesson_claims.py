@@ -26,7 +26,12 @@ from attention_by_hand import (
     scaled_dot_product_attention,
     softmax,
 )
-from attention_by_hand.book.coverage import claims, unchecked_lines, unchecked_numbers
+from attention_by_hand.book.coverage import (
+    UnreadableClaims,
+    claims,
+    unchecked_lines,
+    unchecked_numbers,
+)
 from attention_by_hand.book.page_check import cross_reference_problems, read_book
 from attention_by_hand.book.prose import ClaimError, claim
 from attention_by_hand.book.visible_numbers import page_numbers
@@ -540,14 +545,46 @@ def test_a_changed_number_in_a_claim_covered_sentence_stays_covered(tmp_path: Pa
     assert unchecked_numbers(page) == []
 
 
-def test_a_fragment_that_is_not_a_literal_is_refused(tmp_path: Path) -> None:
+def test_a_fragment_that_is_not_a_literal_is_refused_at_its_line(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     page.write_text(
-        "The weight is 1/3.\n\n<!-- invisible-code-block: python\nclaim(words, 1 / 3)\n-->\n",
+        "The weight is 1/3.\n\n<!-- invisible-code-block: python\nw = 1 / 3\nclaim(words, w)\n-->\n",
         encoding="utf-8",
     )
-    with pytest.raises(ValueError, match="string literal"):
+    with pytest.raises(UnreadableClaims, match="string literal") as refused:
         claims(page)
+    assert refused.value.line == 5
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "error"),
+    [
+        # a fence at line 3: its code starts at line 4
+        ("The weight is 1/3.\n\n```python\nw = (1 / 3\n```\n", 4, "'(' was never closed"),
+        # an invisible block at line 3, its second line indented
+        (
+            "The weight is 1/3.\n\n<!-- invisible-code-block: python\nw = 1\n  v = 2\n-->\n",
+            5,
+            "unexpected indent",
+        ),
+    ],
+)
+def test_a_block_that_does_not_parse_is_named_by_its_line(
+    tmp_path: Path, text: str, line: int, error: str
+) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(text, encoding="utf-8")
+    with pytest.raises(UnreadableClaims) as refused:
+        claims(page)
+    assert str(refused.value) == (
+        f"{page}, line {line}: the Python code here does not parse ({error}), so its claim() "
+        "checks cannot be read"
+    )
+    notebook = tmp_path / "nb.py"
+    notebook.write_text("# %% [markdown]\n# The weight is 1/3.\n\n# %%\nw = (1 / 3\n")
+    with pytest.raises(UnreadableClaims, match="'\\(' was never closed") as refused:
+        claims(notebook)
+    assert refused.value.line == 5
 
 
 def test_the_notebook_claims_quote_its_markdown(tmp_path: Path) -> None:

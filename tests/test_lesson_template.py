@@ -27,7 +27,7 @@ from mkdocs.utils.yaml import yaml_load
 
 from attention_by_hand.book import lessons, markers
 from attention_by_hand.book.pages import page_title
-from attention_by_hand.book.prose import unclosed_invisible_block
+from attention_by_hand.book.prose import runaway_fence, unclosed_invisible_block
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "lesson-template.md"
@@ -391,7 +391,27 @@ def test_an_unclosed_invisible_block_is_found_at_its_opening_line(
 
 
 def test_the_template_closes_every_invisible_block() -> None:
-    assert unclosed_invisible_block(TEMPLATE.read_text(encoding="utf-8")) is None
+    text = TEMPLATE.read_text(encoding="utf-8")
+    assert unclosed_invisible_block(text) is None
+    assert runaway_fence(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        (f"```python\nx = 1\n```\n\n```output\n1\n```\n\n{BLOCK}", None),
+        # the python fence's closing line mistyped: it runs on to the next ```
+        (f"```python\nx = 1\n```'\n\nProse.\n\n{BLOCK}\n```python\ny = 2\n```\n", (1, 7)),
+        # the output fence's closing line missing: the output fence is named
+        (f"```python\nprint(1)\n```\n\n```output\n1\n\n{BLOCK}\n```python\n```\n", (5, 8)),
+        # the last fence never closed reaches no other block (Sybil runs none of it)
+        (f"{BLOCK}\n```python\nx = 1\n", None),
+    ],
+)
+def test_a_fence_that_runs_over_the_next_block_is_named(
+    text: str, lines: tuple[int, int] | None
+) -> None:
+    assert runaway_fence(text) == lines
 
 
 @pytest.mark.parametrize(

@@ -44,7 +44,14 @@ from attention_by_hand.book.prose import (
 )
 from attention_by_hand.book.visible_numbers import SeenNumber, notebook_markdown, page_numbers
 
-__all__ = ["Claim", "Unchecked", "claims", "unchecked_lines", "unchecked_numbers"]
+__all__ = [
+    "Claim",
+    "Unchecked",
+    "UnreadableClaims",
+    "claims",
+    "unchecked_lines",
+    "unchecked_numbers",
+]
 
 _CELL = re.compile(r"^# %%.*$", re.MULTILINE)
 
@@ -63,6 +70,15 @@ class Claim:
     problem: str | None = None
 
 
+class UnreadableClaims(ValueError):
+    """A code block whose ``claim()`` fragments cannot be read: `line` of `path`, and why."""
+
+    def __init__(self, path: Path, line: int, reason: str) -> None:
+        super().__init__(f"{path}, line {line}: {reason}")
+        self.line = line
+        self.reason = reason
+
+
 @dataclass(frozen=True)
 class Unchecked:
     """A number a reader sees that no check backs."""
@@ -77,7 +93,14 @@ class Unchecked:
 
 
 def claims(path: Path) -> list[Claim]:
-    """Every ``claim()`` of the page or notebook at `path`, with the text it matches."""
+    """Every ``claim()`` of the page or notebook at `path`, with the text it matches.
+
+    Raises
+    ------
+    UnreadableClaims
+        If a code block does not parse, or a ``claim()`` has no string literal
+        as its first argument.
+    """
     if path.suffix == ".py":
         return _notebook_claims(path)
     document = Sybil(parsers=page_parsers()).parse(path)
@@ -85,7 +108,8 @@ def claims(path: Path) -> list[Claim]:
     for example in document:
         if not isinstance(example.parsed, BlockSource):  # an exercise block, not Python
             continue
-        for fragment in _claim_fragments(str(example.parsed), path, example.line):
+        first_line = example.line + example.parsed.line_offset + 1
+        for fragment in _claim_fragments(str(example.parsed), path, first_line):
             pattern = fragment_pattern(fragment)
             span = (-1, -1)
             for segment, offset in prose_above(example):
@@ -167,16 +191,25 @@ def _shown_output_spans(path: Path) -> list[tuple[int, int]]:
     return spans
 
 
-def _claim_fragments(code: str, path: Path, line: int) -> list[str]:
+def _claim_fragments(code: str, path: Path, first_line: int) -> list[str]:
+    """The fragments of the claim() calls in `code`, whose first line is `first_line` of `path`."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as error:
+        line = first_line + (error.lineno or 1) - 1
+        reason = f"the Python code here does not parse ({error.msg}), so its claim() checks cannot be read"
+        raise UnreadableClaims(path, line, reason) from None
     fragments = []
-    for node in ast.walk(ast.parse(code)):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "claim":
             first = node.args[0] if node.args else None
             literal = first.value if isinstance(first, ast.Constant) else None
             if not isinstance(literal, str):
-                raise ValueError(
-                    f"{path}, block at line {line}: the first argument of claim() must be a "
-                    f"string literal copied from the prose, so that the coverage check can read it"
+                raise UnreadableClaims(
+                    path,
+                    first_line + node.lineno - 1,
+                    "the first argument of claim() must be a string literal copied from the "
+                    "prose, so that the coverage check can read it",
                 )
             fragments.append(literal)
     return fragments

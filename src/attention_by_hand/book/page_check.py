@@ -12,9 +12,9 @@ repository root) and, where there is one, the line in it:
 1. :func:`check_source`: what the build checks first on every page's source
    as written, with the same messages (the plugin calls this function):
    front matter that is not YAML, an invisible block never closed, a
-   misspelled quiz or exercise fence, a malformed quiz or exercise, a
-   marker the build would not show (indented, an unknown name, not
-   understood);
+   Python block that runs over the next one, a misspelled quiz or exercise
+   fence, a malformed quiz or exercise, a fence never closed, a marker the
+   build would not show (indented, an unknown name, not understood);
 2. a lesson follows the template (front matter keys, ``next:`` names a page
    of the book) and is in the nav of ``mkdocs.yml``;
 3. each source id the page cites is in ``docs/sources.yml``, and its
@@ -56,6 +56,7 @@ from attention_by_hand.book import (
     demo_html,
     demos,
     exercise,
+    fences,
     figure_pages,
     lessons,
     markers,
@@ -254,10 +255,12 @@ def check_source(text: str, path: str, *, lesson: bool) -> None:
     """Stop on mistakes MkDocs would pass over silently, naming the file and its line.
 
     Front matter that is not valid YAML (MkDocs drops it), an invisible block
-    never closed (it hides the prose after it), a misspelled quiz or
-    exercise fence (it shows the answers), a malformed quiz or exercise, a
-    marker the build would not show. The build runs this on every page before anything reads it, so
-    each is the first and only message, with the line in the file.
+    never closed (it hides the prose after it), a Python or output fence that
+    runs over the next block or a fence never closed (the page would show
+    prose as code), a misspelled quiz or exercise fence (it shows the
+    answers), a malformed quiz or exercise, a marker the build would not
+    show. The build runs this on every page before anything reads it, so each
+    is the first and only message, with the line in the file.
 
     Parameters
     ----------
@@ -283,11 +286,21 @@ def check_source(text: str, path: str, *, lesson: bool) -> None:
     opened = prose.unclosed_invisible_block(text)
     if opened is not None:
         raise PluginError(prose.unclosed_invisible_block_message(path, opened))
+    runaway = prose.runaway_fence(text)
+    if runaway is not None:
+        raise PluginError(prose.runaway_fence_message(path, *runaway))
     quiz.check_quizzes(text, path)
     try:
         exercise.page_exercises(text, path)
     except exercise.ExerciseError as error:
         raise PluginError(str(error)) from None
+    never_closed = next((b for b in fences.fenced_blocks(text) if not b.closed), None)
+    if never_closed is not None:
+        raise PluginError(
+            f"{path}, line {never_closed.line}: the fence {never_closed.opening.strip()!r} is "
+            "never closed, so the rest of the page would show as code; end its block with "
+            f"{never_closed.fence} on a line of its own"
+        )
     markers.check_markers(text, path, _registries())
 
 
@@ -460,7 +473,10 @@ def check_fences(page: Page, book: Book) -> None:
 
 
 def _numbers(page: Page, book: Book) -> None:
-    claims = coverage.claims(page.file)
+    try:
+        claims = coverage.claims(page.file)
+    except coverage.UnreadableClaims as error:
+        raise PageError(f"{page.path}, line {error.line}: {error.reason}") from None
     unmatched = [c for c in claims if c.span == (-1, -1)]
     if unmatched and page.is_markdown:
         # the page's run of claim() reports each of them, with the line; the

@@ -68,6 +68,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import itertools
 import math
 import os
 import re
@@ -98,6 +99,8 @@ __all__ = [
     "page_parsers",
     "parse_number",
     "prose_above",
+    "runaway_fence",
+    "runaway_fence_message",
     "setup_namespace",
     "unclosed_invisible_block",
     "unclosed_invisible_block_message",
@@ -313,11 +316,20 @@ class PythonBlockParser(CodeBlockParser):
         super().__init__(language="python", evaluator=_BlockEvaluator())
 
     def __call__(self, document: Document) -> Iterable[Region]:
-        text = document.text
-        opened = unclosed_invisible_block(text)
+        opened = unclosed_invisible_block(document.text)
         if opened is not None:
             raise ValueError(unclosed_invisible_block_message(_shown_path(document.path), opened))
+        regions = self.blocks(document)
+        runaway = _first_overlap(document.text, regions)
+        if runaway is not None:
+            raise ValueError(runaway_fence_message(_shown_path(document.path), *runaway))
+        return regions
+
+    def blocks(self, document: Document) -> list[Region]:
+        """The page's Python blocks, in order (each with the output fence under it, if any)."""
+        text = document.text
         regions = sorted(self.lexers(document), key=lambda region: region.start)
+        blocks = []
         for index, region in enumerate(regions):
             if region.lexemes["arguments"] != self.language:
                 continue
@@ -340,7 +352,8 @@ class PythonBlockParser(CodeBlockParser):
                 shown_line=shown_line,
                 code_end=region.end,
             )
-            yield Region(region.start, end, parsed, self._evaluator)
+            blocks.append(Region(region.start, end, parsed, self._evaluator))
+        return blocks
 
 
 #: The line that opens an invisible block (Sybil's syntax).
@@ -381,6 +394,42 @@ def unclosed_invisible_block_message(path: str, line: int) -> str:
         f"unclosed invisible code block opened at {path}, line {line}: end it with a "
         "line '-->' after its code"
     )
+
+
+def runaway_fence(text: str) -> tuple[int, int] | None:
+    """(line of a fence, line of the next Python block it runs over), or None.
+
+    A ```` ```python ```` or ```` ```output ```` fence whose closing line is
+    missing or mistyped (```` ``` ```` followed by anything) runs on to the
+    next fence, over the prose and the blocks in between; Sybil would then
+    report only overlapping regions, and the page would show the prose as code.
+
+    Examples
+    --------
+    >>> runaway_fence("```python\\nx = 1\\n```\\n")
+    >>> runaway_fence("```python\\nx = 1\\n```'\\n<!-- invisible-code-block: python\\n-->\\n```\\n")
+    (1, 4)
+    """
+    return _first_overlap(text, PythonBlockParser().blocks(Document(text, "")))
+
+
+def runaway_fence_message(path: str, line: int, next_line: int) -> str:
+    """What the build and pytest say about the block at `line` of `path` that runs over another."""
+    return (
+        f"{path}, line {line}: this block runs on over the block at line {next_line}; end it "
+        "with a line ``` (three backticks and nothing else) after its code"
+    )
+
+
+def _first_overlap(text: str, regions: list[Region]) -> tuple[int, int] | None:
+    for before, after in itertools.pairwise(regions):
+        if after.start < before.end:
+            block = before.parsed
+            # the block's own fence, or the output fence under it, runs on
+            output_runs_on = block.shown_line is not None and after.start >= block.code_end
+            line = block.shown_line if output_runs_on else text.count("\n", 0, before.start) + 1
+            return line, text.count("\n", 0, after.start) + 1
+    return None
 
 
 def _shown_path(path: str) -> str:

@@ -29,7 +29,12 @@ from sybil.integration.pytest import SybilFile, SybilItem
 from sybil.parsers.rest import DocTestParser
 
 from attention_by_hand.book.page_check import BOOK_ERRORS, Book, check_page, read_book
-from attention_by_hand.book.prose import page_parsers, setup_namespace, unclosed_invisible_block
+from attention_by_hand.book.prose import (
+    page_parsers,
+    runaway_fence,
+    setup_namespace,
+    unclosed_invisible_block,
+)
 
 __all__ = ["PageCheck", "PageExample", "book_collector"]
 
@@ -63,9 +68,9 @@ class CheckedPage(SybilFile):
     def collect(self) -> Iterator[pytest.Item]:
         yield PageCheck.from_parent(self, name="page-check")
         text = self.path.read_text(encoding="utf-8")
-        # with a block never closed, Sybil's parser would stop the collection;
-        # the page check names the block instead
-        if self.path.suffix != ".md" or unclosed_invisible_block(text) is not None:
+        # with a block never closed, or one that runs over the next, Sybil's
+        # parser would stop the collection; the page check names the block instead
+        if self.path.suffix != ".md" or unclosed_invisible_block(text) or runaway_fence(text):
             return
         for sybil in self.sybils:
             document = sybil.parse(self.path)
