@@ -254,8 +254,12 @@ def test_a_missing_or_broken_file_is_named(tmp_path: Path) -> None:
         load_sources(tmp_path / "sources.yml")
     broken = tmp_path / "sources.yml"
     broken.write_text("- id: [unclosed\n", encoding="utf-8")
-    with pytest.raises(PluginError, match=r"sources.yml: not valid YAML"):
+    with pytest.raises(PluginError, match=r"sources.yml: not valid YAML") as refused:
         load_sources(broken)
+    # the message quotes the line, under it a caret at the column
+    assert '  in "<unicode string>", line 1, column 7:\n    - id: [unclosed\n          ^' in str(
+        refused.value
+    )
 
 
 # ---------------------------------------------------------------------------

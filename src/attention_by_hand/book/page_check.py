@@ -167,11 +167,7 @@ class Page:
         return self.uri.endswith(".md")
 
 
-#: libyaml's parser where PyYAML has it: every page check reads mkdocs.yml and the record.
-_YAML_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class _ConfigLoader(_YAML_LOADER):  # type: ignore[misc,valid-type]
+class _ConfigLoader(sources.YAML_LOADER):  # type: ignore[misc,valid-type]
     """Reads mkdocs.yml, ignoring its tags (``!ENV``, ``!!python/name``)."""
 
 
@@ -202,7 +198,7 @@ def read_book(root: Path) -> Book:
         book_pages |= {p.relative_to(docs).as_posix() for p in docs.glob(pattern) if p.is_file()}
     record = docs / str(settings.get("sources", sources.DATA_FILE))
     text = record.read_text(encoding="utf-8") if record.is_file() else "[]"
-    data = yaml.load(text, Loader=_YAML_LOADER)
+    data = yaml.load(text, Loader=sources.YAML_LOADER)
     ids = [e["id"] for e in data or [] if isinstance(e, dict) and isinstance(e.get("id"), str)]
     return Book(
         root=root,
