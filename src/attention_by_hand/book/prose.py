@@ -66,7 +66,6 @@ a ```` ```python ```` fence shows exactly what that block prints (see
 from __future__ import annotations
 
 import contextlib
-import functools
 import io
 import itertools
 import math
@@ -564,9 +563,6 @@ def prose_above(example: Example) -> list[tuple[str, int]]:
     return segments
 
 
-# re keeps 512 compiled patterns, fewer than the book's claim() fragments, and a
-# fragment takes about 1 ms to compile per number in it: keep them all.
-@functools.lru_cache(maxsize=4096)
 def fragment_pattern(fragment: str) -> re.Pattern[str]:
     """A pattern matching `fragment` in prose, with a group for each of its numbers."""
     parts: list[str] = []
