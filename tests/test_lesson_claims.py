@@ -580,6 +580,9 @@ def test_a_block_that_does_not_parse_is_named_by_its_line(
         f"{page}, line {line}: the Python code here does not parse ({error}), so its claim() "
         "checks cannot be read"
     )
+
+
+def test_a_notebook_cell_that_does_not_parse_is_named_by_its_line(tmp_path: Path) -> None:
     notebook = tmp_path / "nb.py"
     notebook.write_text("# %% [markdown]\n# The weight is 1/3.\n\n# %%\nw = (1 / 3\n")
     with pytest.raises(UnreadableClaims, match="'\\(' was never closed") as refused:
