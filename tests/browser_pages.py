@@ -84,6 +84,15 @@ def watch_console(page, into: list[str]) -> None:
     )
 
 
+def sent_after_load(page, requests: list[str]) -> list[str]:
+    """The `requests` (addresses made after the page's load) other than the page's own
+    images: a lazy figure is fetched as it nears the viewport, how near depending on
+    Chromium's estimate of the connection (1,250 px when fast, 2,500 px when slow, since
+    Chrome 79: Osmani, 2020-07-24), not on anything the page's scripts do."""
+    images = set(page.evaluate("() => [...document.images].map((i) => i.src.split('#')[0])"))
+    return [url for url in requests if url not in images]
+
+
 def violations(page) -> list[dict]:
     """The violations the page's ``CSP_SPY`` recorded since it loaded."""
     return page.evaluate("window.__abhViolations")

@@ -20,7 +20,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from browser_pages import violations
+from browser_pages import sent_after_load, violations
 from page_visits import FILL, UNRELATED
 from test_accessibility import tab_to
 from test_answers import CHECKED, JUDGED, READ, REFUSED
@@ -312,16 +312,10 @@ def test_every_exercise_accepts_its_answer_and_refuses_mistakes_with_their_messa
 ) -> None:
     tab = spied_tab
     requests: list[str] = []
-    #: what the page asked for after its load, other than an image (a lazy figure
-    #: scrolled into view, the page's icon): nothing the exercises do may send anything
-    sent: list[str] = []
 
     def record(request) -> None:
         requests.append(request.url)
-        if len(requests) > loaded and request.resource_type != "image":
-            sent.append(f"{request.method} {request.url} ({request.resource_type})")
 
-    loaded = 10**9  # until the page has loaded
     tab.on("request", record)
     tab.goto(page_url(site_url, source))
     tab.wait_for_load_state("networkidle")
@@ -414,6 +408,7 @@ def test_every_exercise_accepts_its_answer_and_refuses_mistakes_with_their_messa
     assert tab.evaluate("window.__abhWrites.length") == writes_at_load
     assert violations(tab) == []
     tab.remove_listener("request", record)
+    sent = sent_after_load(tab, requests[loaded:])  # nothing the exercises do sends anything
     assert sent == [], f"requests after the load: {sent}"
     assert all(urlparse(url).hostname == "127.0.0.1" for url in requests), requests
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from browser_pages import NO_SEARCH, STORAGE_SPY
+from browser_pages import sent_after_load
 
 from attention_by_hand.book.quiz import Question, parse_quiz, quiz_blocks
 
@@ -139,16 +139,6 @@ RUN_STEPS = (
 )
 
 
-@pytest.fixture(scope="module")
-def spied_page(browser):
-    """One page for every lesson of this module: each test loads its lesson afresh
-    (its window, 1280 x 720, scrolls no lazy figure into view as a control is clicked)."""
-    ctx = browser.new_context()
-    ctx.add_init_script(STORAGE_SPY + NO_SEARCH)
-    yield ctx.new_page()
-    ctx.close()
-
-
 def assert_reset(s: dict, where: str) -> None:
     """After "Try again": nothing chosen, explained or disabled; Check shown again."""
     for j, why in enumerate(s["whys"]):
@@ -162,9 +152,9 @@ def assert_reset(s: dict, where: str) -> None:
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
 def test_answering_shows_every_explanation_and_try_again_resets(
-    spied_page, site_url: str, lesson: Path
+    spied_tab, site_url: str, lesson: Path
 ):
-    page = spied_page
+    page = spied_tab
     requests: list[str] = []
 
     def record(request) -> None:
@@ -288,7 +278,8 @@ def test_answering_shows_every_explanation_and_try_again_resets(
         "window.__abhWrites"
     )
     page.remove_listener("request", record)
-    assert requests[loaded:] == [], f"requests after load: {requests[loaded:]}"
+    sent = sent_after_load(page, requests[loaded:])
+    assert sent == [], f"requests after load: {sent}"
     for url in requests:
         assert urlparse(url).hostname == "127.0.0.1", url
 

@@ -165,7 +165,8 @@ def test_no_expression_is_expanded_inside_a_shell_command(path: Path) -> None:
 
 @pytest.mark.parametrize("path", [PULL_REQUEST, PAGES], ids=lambda p: p.name)
 def test_the_tests_run_on_debian_with_its_chromium(path: Path) -> None:
-    """.ci/run installs Chromium with apt-get, which needs Debian and root: a container."""
+    """.ci/run installs Chromium's headless shell with apt-get, which needs Debian and root:
+    a container."""
     workflow = _load(path)
     testing = [
         job
@@ -186,7 +187,7 @@ def test_ci_run_runs_the_readme_test_command() -> None:
     assert _readme_test_command() == ["make", "test"]
     assert "grep -m1 -E '^make test( |$)' README.md" in script
     assert re.search(r"^\$test_command ", script, flags=re.MULTILINE)
-    assert re.search(r"apt-get install .*\bchromium\b", script, flags=re.MULTILINE)
+    assert re.search(r"apt-get install .*\bchromium-headless-shell\b", script, flags=re.MULTILINE)
     assert "torch==2.13.0" in script
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     # every test: no marker expression (-m) narrows what `make test` runs
