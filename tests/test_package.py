@@ -16,10 +16,13 @@ repository, so that nothing of the repository can be imported:
   be imported (MkDocs is not there);
 * every page's visible ```` ```python ```` blocks run, in page order, one
   namespace per page as Sybil runs them, and print what their
-  ```` ```output ```` fences show (tests/page_runner.py runs them there);
-* with a Jupyter kernel and nbclient added, the notebook the site offers for
-  download (:func:`attention_by_hand.book.notebook.ipynb_text`) runs to the
-  end.
+  ```` ```output ```` fences show (tests/page_runner.py runs them there).
+
+The notebook the site offers for download imports nothing of the package:
+tests/test_notebook.py runs it to its end where the package is not installed
+(NumPy, Matplotlib, a kernel and nbclient only), which is also how it runs
+beside the wheel. (It also ran here, with a kernel added to this environment:
+about 10 s of `make test` for a run that, the package not imported, repeated that one.)
 
 The invisible blocks are the book's checks (``claim()``), which need the
 repository: they are not run here. A visible block that needs more than the
@@ -54,7 +57,6 @@ from packaging.utils import canonicalize_name
 from project import LOCK, locked, pip, project_files
 from sybil import Sybil
 
-from attention_by_hand.book.notebook import ipynb_text
 from attention_by_hand.book.output import output_mismatch
 from attention_by_hand.book.prose import BlockSource, page_parsers
 
@@ -70,14 +72,9 @@ STEM = f"{NAME.replace('-', '_')}-{VERSION}"
 PACKAGE_README = ROOT / PROJECT["readme"]
 #: Every page whose Python a reader may copy: the book's, and the package index page.
 PAGES = [*sorted((ROOT / "docs").rglob("*.md")), PACKAGE_README]
-NOTEBOOKS = sorted((ROOT / "docs" / "notebooks").glob("*.py"))
 RUNNER = Path(__file__).with_name("page_runner.py")
 #: Set by the release workflow: the folder of the sdist and wheel to test (else they are built).
 DIST_VARIABLE = "ABH_DIST_DIR"
-#: The Jupyter kernel of the fresh environment (a name no other kernel has).
-KERNEL = "attention-by-hand-wheel"
-#: What runs the notebook, beside the wheel: a kernel, and nbclient to drive it.
-NOTEBOOK_TOOLS = ("ipykernel", "nbclient")
 
 #: Visible blocks that do not give a reader, with the package alone, what the
 #: page shows: they need the repository (the book's ``claim()``, a figure
@@ -86,27 +83,6 @@ NOTEBOOK_TOOLS = ("ipykernel", "nbclient")
 #: (the blocks after them need their names), and must still differ: a block
 #: that runs as shown is taken off the list.
 NEEDS_REPOSITORY: dict[tuple[str, str], str] = {}
-
-#: Imports of the book's build, as a downloaded notebook would run them.
-BUILD_IMPORT = re.compile(r"^\s*(?:from|import)\s+attention_by_hand\.book\b", re.MULTILINE)
-
-
-def _download(notebook: Path) -> str:
-    """The ``.ipynb`` the site offers for `notebook`, as the build makes it."""
-    return ipynb_text(notebook.read_text(encoding="utf-8"))
-
-
-def _code(ipynb: str) -> str:
-    return "\n".join(
-        "".join(cell["source"])
-        for cell in json.loads(ipynb)["cells"]
-        if cell["cell_type"] == "code"
-    )
-
-
-#: Why a downloaded notebook that imports the book's build (``BUILD_IMPORT``) needs
-#: the repository: its test must fail then, and pass once it imports nothing of it.
-NEEDS_THE_BUILD = "imports claim() from attention_by_hand.book.prose (Sybil) until issue 24"
 
 
 def _relative(path: Path) -> str:
@@ -521,53 +497,3 @@ def test_each_page_runs_against_the_installed_wheel(
     if len(ran) < len(blocks) and not problems:
         problems.append(f"{where}: only {len(ran)} of {len(blocks)} blocks ran")
     assert not problems, "\n".join(problems)
-
-
-@pytest.fixture(scope="module")
-def notebook_reader(reader: Reader) -> Reader:
-    """The reader's environment with a Jupyter kernel and nbclient added (hashed, from the lock).
-
-    After the tests above looked at the plain install.
-    """
-    added = {name: v for name, v in _closure(NOTEBOOK_TOOLS).items() if name not in reader.wanted}
-    _pip_install(reader.python, _hashed(added), reader.folder)
-    # the kernel is this environment's own Python, in isolated mode
-    spec = reader.folder / "jupyter" / "kernels" / KERNEL / "kernel.json"
-    spec.parent.mkdir(parents=True)
-    argv = [str(reader.python), "-I", "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-    spec.write_text(
-        json.dumps({"argv": argv, "display_name": KERNEL, "language": "python"}), encoding="utf-8"
-    )
-    return reader
-
-
-@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=_relative)
-def test_the_downloaded_notebook_runs_against_the_installed_wheel(
-    notebook: Path, notebook_reader: Reader
-) -> None:
-    """It runs to the end, unless it imports the book's build (then it must stop: an xfail).
-
-    The download is made here, not while collecting: jupytext is slow to import.
-    """
-    download = _download(notebook)
-    assert len(json.loads(download)["cells"]) > 1
-    needs_the_build = bool(BUILD_IMPORT.search(_code(download)))
-    ipynb = notebook_reader.folder / notebook.with_suffix(".ipynb").name
-    ipynb.write_text(download, encoding="utf-8")
-    result = _completed(  # nbclient's own command (`jupyter execute`), in isolated mode
-        notebook_reader.python, "-I", "-c", "from nbclient.cli import main; main()",
-        f"--kernel_name={KERNEL}", "--timeout=300", ipynb,
-        cwd=notebook_reader.folder, env=_reader_env(notebook_reader.folder),
-    )  # fmt: skip
-    stopped = "CellExecutionError" in result.stderr
-    if stopped and needs_the_build:
-        pytest.xfail(NEEDS_THE_BUILD)
-    if stopped:
-        pytest.fail(
-            f"{_relative(notebook)}, downloaded as {ipynb.name}, stops with only "
-            f"`pip install {NAME}` and a kernel:\n{result.stderr}"
-        )
-    assert result.returncode == 0, f"jupyter execute {ipynb.name} failed:\n{result.stderr}"
-    assert not needs_the_build, (
-        f"{ipynb.name} imports the book's build, yet runs: see NEEDS_THE_BUILD"
-    )
