@@ -1,8 +1,13 @@
-"""The figures: deterministic bytes, and the numbers they print match the maths.
+"""The figures: no date in the file, and the numbers they print match the maths.
 
 The expected numbers come from the hand arithmetic of the brief (fractions),
 not from the figure code: a figure that labels a weight 2/6 must be drawing
 the weight the reference maths computes, and that weight must be 2/6.
+
+That a figure drawn twice gives the same bytes is tests/test_reproducible.py's
+check: two builds, one without the build cache, drawn in other processes with
+other hash seeds, hold the same files. (A second drawing of each figure here
+took about 4 s of `make test` and tested less.)
 """
 
 from __future__ import annotations
@@ -52,10 +57,8 @@ def drawn() -> Callable[[str, str], bytes]:
 
 @pytest.mark.parametrize("name", sorted(FIGURES))
 @pytest.mark.parametrize("palette", PALETTE_NAMES)
-def test_rendering_twice_gives_identical_bytes(name: str, palette: str, drawn) -> None:
-    first = drawn(name, palette)  # the drawing the other tests read
-    assert FIGURES[name].svg(palette) == first
-    assert b"<dc:date>" not in first  # no build date in the file
+def test_a_drawing_holds_no_build_date(name: str, palette: str, drawn) -> None:
+    assert b"<dc:date>" not in drawn(name, palette)
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))
