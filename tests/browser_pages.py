@@ -85,10 +85,8 @@ def watch_console(page, into: list[str]) -> None:
 
 
 def sent_after_load(page, requests: list[str]) -> list[str]:
-    """The `requests` (addresses made after the page's load) other than the page's own
-    images: a lazy figure is fetched as it nears the viewport, how near depending on
-    Chromium's estimate of the connection (1,250 px when fast, 2,500 px when slow, since
-    Chrome 79: Osmani, 2020-07-24), not on anything the page's scripts do."""
+    """The `requests` made after the load but the page's own images: how near the viewport a
+    lazy figure is fetched depends on Chromium's estimate of the network, not on the page."""
     images = set(page.evaluate("() => [...document.images].map((i) => i.src.split('#')[0])"))
     return [url for url in requests if url not in images]
 
@@ -101,11 +99,10 @@ def violations(page) -> list[dict]:
 class FreshPage:
     """A page made on first use, each load as if in a new context; owned by a module fixture.
 
-    A new context is a cold start (its own renderer, an empty HTTP cache), about a
-    CPU-second before its first page. :meth:`load` instead sets the palette and size
-    asked for on one page, loads with the site's storage empty (:data:`EMPTY_STORAGE`;
-    Material would show the last palette stored), and checks the palette and width
-    shown. :attr:`errors`: the uncaught script errors since the last load began.
+    A new context is a cold start (its own renderer, an empty HTTP cache), about a CPU-second
+    before its first page. :meth:`load` sets the palette and size on one page, loads with no
+    storage (:data:`EMPTY_STORAGE`: Material would show the last palette stored) and checks
+    both. :attr:`errors`: the uncaught script errors since the last load began.
     """
 
     def __init__(self, browser, init_script: str | None = None) -> None:

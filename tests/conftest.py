@@ -29,13 +29,10 @@ from xdist.scheduler import LoadScopeScheduling
 #: ``page_visits`` (each page visited once per palette), and pytester (pytest on a copy's page).
 pytest_plugins = ["page_visits", "pytester"]
 
-#: Debian's ``chromium-headless-shell``: the same Chromium (Blink and V8, the same
-#: Debian version as its ``chromium``) without the desktop browser around it, which
-#: is what Playwright itself runs for headless tests (microsoft/playwright issue
-#: 33566). Measured on `make test` (2 cores, empty build cache): 161 and 168 s
-#: against 188 and 197 s with ``/usr/bin/chromium`` in headless mode, whose
-#: browser process alone spent 10.8 of the exercise test's 23 Chromium CPU-s.
-CHROMIUM = "/usr/bin/chromium-headless-shell"
+#: Debian's Chromium (its Blink and V8) without the desktop browser around it, as
+#: Playwright runs headless tests (microsoft/playwright issue 33566): `make test` took
+#: 299 CPU-s, 346 with ``chromium --headless`` (2 cores, empty build cache).
+CHROMIUM = "chromium-headless-shell"
 #: No host resolves but 127.0.0.1: a request to another host fails before anything
 #: is sent, yet the tests see it (``request`` events; tests/test_third_party.py),
 #: with no route (a route turns a context's HTTP cache off).
@@ -65,10 +62,9 @@ settings.register_profile("fast", max_examples=10)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark each test with the tiers of the fixtures it uses; put the slow files first.
 
-    :class:`FileScheduling` hands out work in this order: files with a tiered
-    test, then the page visits, then the rest (mostly under a second a file),
-    so that no long file is left to one worker at the end. (In xdist's order,
-    by the number of tests in a file, the last was once a 10 s file of one test.)
+    :class:`FileScheduling` hands out files with a tiered test, then the page visits, then
+    the rest (mostly under a second a file), so that no long file is left to one worker at
+    the end (in xdist's order, by tests per file, the last was once a 10 s file of one test).
     """
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
@@ -95,12 +91,11 @@ class FileScheduling(LoadScopeScheduling):
     """``--dist loadfile``, except that the tests of :data:`PAGE_VISITS` go by page.
 
     The tests of one page's visit (``test_a.py::test_x[light-index]``,
-    ``test_b.py::test_y[light-index]``) go to one worker, so each page is visited
-    once in the run. Measured without it (``make test TEST_DIST=loadscope``):
-    each worker visited every page, 123 s and 157 s of the workers' time where
-    one visit of each page took about 140 s, in a run of 418 s. (``--dist
-    loadgroup`` would say the same, but pytest-xdist 3.8 loses ``xdist_group``
-    marks under pytest 9.2: pytest-xdist issue 1386.)
+    ``test_b.py::test_y[light-index]``) go to one worker, so each page is visited once.
+    Without it (``make test TEST_DIST=loadscope``) each worker visited every page: 123 s
+    and 157 s of the workers' time where one visit of each took about 140 s, in a run of
+    418 s. (``--dist loadgroup`` would say the same, but pytest-xdist 3.8 loses
+    ``xdist_group`` marks under pytest 9.2: pytest-xdist issue 1386.)
     """
 
     def schedule(self) -> None:
@@ -192,12 +187,9 @@ def spied_tab(browser: Any) -> Iterator[Any]:
 @pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
     """Chromium's headless shell (Debian's, never a downloaded one) driven by Playwright."""
-    path = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium-headless-shell")
+    path = shutil.which(CHROMIUM)
     if not path:
-        missing(
-            "Debian's Chromium headless shell is not installed: run "
-            "`apt-get install chromium-headless-shell` (as root)"
-        )
+        missing(f"Debian's {CHROMIUM} is not installed: run `apt-get install {CHROMIUM}` (as root)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

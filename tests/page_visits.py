@@ -1,15 +1,12 @@
-"""Every page in both palettes, visited once in Chromium for the checks that read
-a page: axe-core, the Content Security Policy while the page is used, and its requests.
+"""Every page in both palettes, visited once in Chromium for the checks that read a page:
+axe-core, the Content Security Policy while the page is used, and its requests.
 
-The ``page_visits`` fixture visits a page the first time a test asks for it
-(tests/test_accessibility.py, test_csp_site.py, test_third_party.py; the
-tests of one page go to one worker: ``FileScheduling`` in tests/conftest.py).
-One visit, so that no check disturbs another: load the page at 1200 px with
-the previous page's storage cleared; axe on the untouched page; use the page
-(:func:`use_the_page`), which leaves the first question's explanations and
-the first exercise's feedback and hint shown; axe at 320 px, so that each
-palette's feedback is checked once; load every image and wait for the network
-to go idle, then read the CSP reports; last, follow the first full-size figure link.
+``page_visits`` visits a page when a test first asks (test_accessibility, test_csp_site,
+test_third_party; a page's tests go to one worker: ``FileScheduling``, tests/conftest.py):
+load it at 1200 px with no storage; axe on the untouched page; use it (:func:`use_the_page`:
+the first question's explanations and exercise's feedback and hint stay shown); axe at 320
+px; load every image, wait for the network to go idle, read the CSP reports; last, follow
+the first full-size figure link.
 """
 
 from __future__ import annotations
@@ -84,10 +81,8 @@ def book_pages(docs: Path = ROOT / "docs") -> list[str]:
 def visited_pages() -> list[str]:
     """The pages of :func:`book_pages` visited in Chromium: all but the worksheets after the first.
 
-    The worksheets are one template, and their exercises are visited on their
-    lessons and on the answer key. (Measured: the 11 other worksheets in two
-    palettes were about 80 s of ``make test``'s worker time.) tests/test_worksheets.py
-    prints every worksheet.
+    The worksheets are one template, their exercises visited on their lessons and the answer
+    key; the 11 others were about 80 s of ``make test``'s worker time. test_worksheets prints all.
     """
     pages, key = book_pages(), KEY_URI.removesuffix(".md") + "/"
     sheets = [p for p in pages if p.startswith("worksheets/") and p != key]
@@ -158,8 +153,7 @@ class Visit:
     inner_width: dict[int, int] = field(default_factory=dict)
     axe: dict[int, list[dict]] = field(default_factory=dict)
     axe_version: dict[int, str] = field(default_factory=dict)
-    #: What :func:`use_the_page` used.
-    used: list[str] = field(default_factory=list)
+    used: list[str] = field(default_factory=list)  # what :func:`use_the_page` used
     #: The CSP spy's violations and the console's CSP reports.
     violations: list[dict] = field(default_factory=list)
     console: list[str] = field(default_factory=list)
