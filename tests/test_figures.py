@@ -1,4 +1,5 @@
-"""The figures: no date in the file, and the numbers they print match the maths.
+"""The figures: no date in the file, the numbers they print match the maths, and the
+site holds each as drawn here (the one test that reads the build).
 
 The expected numbers come from the hand arithmetic of the brief (fractions),
 not from the figure code: a figure that labels a weight 2/6 must be drawing
@@ -17,6 +18,7 @@ import math
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -59,6 +61,16 @@ def drawn() -> Callable[[str, str], bytes]:
 @pytest.mark.parametrize("palette", PALETTE_NAMES)
 def test_a_drawing_holds_no_build_date(name: str, palette: str, drawn) -> None:
     assert b"<dc:date>" not in drawn(name, palette)
+
+
+def test_the_site_holds_every_figure_in_both_palettes_as_drawn_here(site_dir: Path, drawn) -> None:
+    """The build lays each figure out once and copies the layout to its other palette
+    (:meth:`FigureSpec.svgs`); each file is the one its palette gives laid out on its own."""
+    for name, spec in FIGURES.items():
+        for palette in PALETTE_NAMES:
+            built = site_dir / spec.path(palette)
+            assert built.is_file(), f"{spec.path(palette)} missing from the build"
+            assert built.read_bytes() == drawn(name, palette), f"{spec.path(palette)} differs"
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))

@@ -585,7 +585,7 @@ def _fix_layout(fig: Figure, model: Figure | None) -> None:
 
     What a constrained layout decides is where each Axes (colorbars
     included) sits, so that is what is copied from `model`. (It would also
-    move a suptitle, which no figure has; ``tests/test_build.py`` compares
+    move a suptitle, which no figure has; ``tests/test_figures.py`` compares
     the built files, drawn with one layout, with :meth:`FigureSpec.svg`
     byte for byte.)
     """

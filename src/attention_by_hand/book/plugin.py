@@ -113,6 +113,7 @@ class BookPlugin(BasePlugin[BookConfig]):
     def __init__(self) -> None:
         self.serving = False
         self.lib = import_afresh()
+        self.lib_fresh = True  # imported for the first build: on_config imports again for the next
         # state of one build, set by the steps below
         self.figure_sizes: dict[str, tuple[int, int]] = {}
         self.sources: dict[str, Source] = {}
@@ -151,11 +152,14 @@ class BookPlugin(BasePlugin[BookConfig]):
             os.environ["PYTHONDONTWRITEBYTECODE"] = "1"  # for the kernel, a process of its own
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        """Import the libraries afresh; note the revision; build into staging.
+        """Import the libraries afresh (but for the first build: the plugin just did);
+        note the revision; build into staging.
 
         The footer shows the source revision and the package's version.
         """
-        self.lib = import_afresh()
+        if not self.lib_fresh:  # a rebuild of `mkdocs serve`: the sources may have changed
+            self.lib = import_afresh()
+        self.lib_fresh = False
         root = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
         revision = self.lib.lessons.source_revision(root)
         config.extra["source_revision"] = revision

@@ -66,7 +66,7 @@ class FigureSpec:
         Each is the same as :meth:`svg` gives for its palette; the layout
         computed for the first palette is copied to the others (text
         extents do not depend on colour), so only the first is laid out.
-        The build draws with this; ``tests/test_build.py`` compares what it
+        The build draws with this; ``tests/test_figures.py`` compares what it
         drew with :meth:`svg`.
         """
         return figures.to_svgs(self.render, palettes, salt=self.name)
