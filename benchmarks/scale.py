@@ -31,7 +31,7 @@ the same way, for issue 10's "each lesson added later costs <= 8 s more"::
 Keep many added lessons for the suite: its wall time moves by 10 s or more
 from one run to the next on these machines, and that is divided by the
 lessons added. Grown by 2 lessons (``--lessons 14``), the same tree gave
-+4.65, +11.5 and +12.08 s per lesson; grown to 30, +5.62 s.
++4.65, +11.5 and +12.08 s per lesson; grown to 30, +5.62, +6.06 and +6.25 s.
 
 It prints each size's times and, between the smallest and the largest
 size, the cost of one added lesson; for the whole suite also its CPU time
