@@ -330,6 +330,16 @@ BROKEN_COPIES = {
             ),
         ),
     ),
+    "lesson-number-in-a-code-comment": Break(
+        lambda p: _append(p / LESSON, "\n```python\nrow = [1, 2]  # the tokens of lesson 4\n```\n"),
+        (
+            (
+                f"{LESSON}, line {UNBROKEN.count(chr(10)) + 3}: 'lesson 4' is in a code comment, "
+                "which cannot link to it, so no check can tell which lesson it means; name the "
+                "lesson by its title if it means lessons/qkv-from-tokens.md"
+            ),
+        ),
+    ),
     # issue 15, item 3: an invisible block without its "-->", at the true line of the source
     "invisible-block-never-closed": Break(
         lambda p: _drop_invisible_block_end(p / MIXTURE_PAGE, 0),

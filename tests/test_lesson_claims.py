@@ -646,6 +646,26 @@ def test_a_lesson_number_must_name_the_lesson_of_the_nav() -> None:
     ]
 
 
+def test_a_lesson_number_that_cannot_be_a_link_is_refused() -> None:
+    """A code comment and the notebook cannot link: there a lesson is named by its title."""
+    page = "```python\nx = 1  # the row of lesson 2\n```\n"
+    assert cross_reference_problems("lessons/causal-masking.md", page, _FIXTURE_NAV) == [
+        (
+            "line 2: 'lesson 2' is in a code comment, which cannot link to it, so no check can "
+            "tell which lesson it means; name the lesson by its title if it means "
+            "lessons/attention-matrix.md"
+        )
+    ]
+    notebook = "# %% [markdown]\n# The masks of lesson 3.\n"
+    assert cross_reference_problems("notebooks/explore.py", notebook, _FIXTURE_NAV) == [
+        (
+            "line 2: 'lesson 3' is in the notebook, which cannot link to it, so no check can "
+            "tell which lesson it means; name the lesson by its title if it means "
+            "lessons/causal-masking.md"
+        )
+    ]
+
+
 def test_the_nav_lessons_are_read_from_mkdocs_yml() -> None:
     """The page checks use the real nav: every lesson on disk, each once, starting with lesson 1."""
     lessons = nav_lessons()

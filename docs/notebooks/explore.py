@@ -14,9 +14,9 @@
 # %% [markdown]
 # # Explore attention yourself
 #
-# This notebook redoes the attention row of lesson 2 ("Read a tiny
-# attention matrix by hand") in code, compares it with the fractions worked
-# out by hand, tries the main ideas of lessons 4 to 7, and then lets you
+# This notebook redoes in code the attention row worked out by hand in
+# "Read a tiny attention matrix by hand", compares it with that lesson's
+# fractions, tries some main ideas of the later lessons, and then lets you
 # change the inputs and watch what follows.
 #
 # It needs only NumPy and Matplotlib, and a Jupyter kernel to run it in:
@@ -37,13 +37,14 @@
 # The next cell defines the functions the notebook uses.
 #
 # - `masked_softmax` turns each row of scores into weights. It subtracts the
-#   largest allowed score first (lesson 2), gives each blocked key exactly
-#   zero weight, and refuses a row with no allowed key.
+#   largest allowed score first (the weights stay the same, and no
+#   exponential can overflow), gives each blocked key exactly zero weight,
+#   and refuses a row with no allowed key.
 # - `attention_weights` divides the dot products of the queries and the keys
 #   by $\sqrt{d_k}$, or multiplies them by the `scale` you give, and applies
 #   the softmax; `attention` then mixes the values with those weights.
-# - `causal_mask` writes the triangle of lesson 3, aligned at the top left
-#   or at the bottom right (lesson 4). `True` means the key may be attended.
+# - `causal_mask` writes the causal triangle, aligned at the top left or at
+#   the bottom right. `True` means the key may be attended.
 # - `as_fractions` prints numbers as the short fractions they are close to.
 #
 # The book's tests run each of them against the book's package on the same
@@ -187,7 +188,7 @@ def show_row(scores, values, allowed=None, *, name="row"):
 PALETTES = ("light", "dark")  # the book's page: both palettes, shown by its colours
 
 # %% [markdown]
-# ## The row of lesson 2, in code
+# ## The worked row, in code
 #
 # One query, three keys. The scores are already scaled: 0, ln 2 and ln 3.
 # The values are $v_0$ = (1, 0), $v_1$ = (0, 2) and $v_2$ = (3, 1).
@@ -305,12 +306,11 @@ assert np.allclose(renormalized, masked_weights, **close), renormalized
 show_row(scores, values, causal, name="lesson-2-masked")
 
 # %% [markdown]
-# ## Further: ideas from lessons 4 to 7
+# ## Further: ideas from the later lessons
 #
-# Lessons 4 to 7 build on the same arithmetic. The cells below try their
-# main ideas: where the causal triangle sits when there are fewer queries
-# than keys (lesson 4), several heads (lesson 5), the online softmax
-# (lesson 6) and the KV cache (lesson 7).
+# The later lessons build on the same arithmetic. The cells below try some
+# of their main ideas: where the causal triangle sits when there are fewer
+# queries than keys, several heads, the online softmax and the KV cache.
 #
 # ### Where the causal triangle sits
 #

@@ -509,10 +509,10 @@ def _lesson_numbers(page: Page, book: Book) -> None:
 def cross_reference_problems(page: str, text: str, nav_lessons: list[str]) -> list[str]:
     """What is wrong with each ``lesson N`` of `text`, the page at docs/`page`.
 
-    On a Markdown page it must be a link to the N-th lesson of the nav
-    (`nav_lessons`, in order), so that a changed number or a reordered nav
-    fails; in a code comment or the notebook (whose links would break in
-    Jupyter) it must be a lesson of the nav.
+    It must be a link to the N-th lesson of the nav (`nav_lessons`, in
+    order), so that a changed number or a reordered nav fails. A code comment
+    cannot hold a link, nor can the notebook (its links would break in
+    Jupyter): there the lesson is named by its title, not its number.
 
     Examples
     --------
@@ -530,7 +530,14 @@ def cross_reference_problems(page: str, text: str, nav_lessons: list[str]) -> li
             continue
         meant = nav_lessons[ref.lesson - 1]
         if ref.target is None:
-            if not ref.in_comment and not page.endswith(".py"):
+            if ref.in_comment or page.endswith(".py"):
+                where = "a code comment" if ref.in_comment else "the notebook"
+                problems.append(
+                    f"line {ref.line}: {said} is in {where}, which cannot link to it, so no "
+                    f"check can tell which lesson it means; name the lesson by its title if it "
+                    f"means {meant}"
+                )
+            else:
                 link = posixpath.relpath(meant, posixpath.dirname(page) or ".")
                 problems.append(
                     f"line {ref.line}: {said} is not a link, so no check can tell which lesson it "
