@@ -18,8 +18,8 @@ its kind, which says what checks it:
     The text of a ```` ```output ```` fence: compared with what the block
     above it prints, when the page's examples run.
 ``cross-reference``
-    ``lesson 2``, ``lessons 1 and 3``: each must be a lesson of the nav in
-    ``mkdocs.yml`` (and a link on it must go to that lesson).
+    ``lesson 2``, ``lessons 1 and 3``: each must be a link to that lesson of
+    the nav in ``mkdocs.yml`` (``page_check.cross_reference_problems``).
 
 A number that is not arithmetic is exempt, for one of the reasons in
 :data:`EXEMPTIONS` (the only list of exemptions). Text the reader never reads
