@@ -102,12 +102,17 @@ def _demo_weights(name: str) -> dict[str, list[Any]]:
     mask = [0] if spec.causal and not spec.padding else []
     if spec.padding:
         mask = [spec.padding_key]
+    # "scaled by 1/√d_k": the factor the demo applies to the dot products, times √d_k
+    nonzero = result.dots != 0
+    factor = result.scores[nonzero] / result.dots[nonzero]
+    assert np.allclose(factor, factor[0]), "the caption says one factor scales every score"
     return {
         "alt": [n_q, n_k, 0, n_q - 1, 0, n_k - 1, row_sums[0], *rows],
         "caption": [
             *np.ravel(spec.queries),
             *np.ravel(spec.keys),
             spec.d_k,
+            factor[0] * math.sqrt(spec.d_k),
             math.sqrt(spec.d_k) ** 2,
             *mask,
         ],

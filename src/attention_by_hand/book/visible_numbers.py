@@ -28,7 +28,9 @@ comments (and so the invisible code blocks), the code of ```` ```python ````
 blocks outside comments, link targets and addresses, HTML tags and their
 attributes, attribute lists (``{ .md-button }``), footnote labels and the
 names in ``[[figure: name]]`` markers; digits inside a name (``v2``,
-``float16``) are not numbers to :data:`~attention_by_hand.book.prose.NUMBER`.
+``float16``, the index of ``$x_2$``) or a path (``runs/2/log``) are not
+numbers to :data:`~attention_by_hand.book.prose.NUMBER`, while the 2 of
+``$\\pi/2$`` or ``$d/2$`` is.
 
 A plain library: no MkDocs, no Sybil, no state.
 """
