@@ -62,7 +62,7 @@ def _check(tmp_path: Path, text: str, uri: str = LESSON) -> str:
     page.read_source(config)
     titles = {name: page_title(name, content) for name, content in pages.items()}
     return lessons.checked_lesson(
-        page.markdown, page.meta, page=uri, source_path=f"docs/{uri}", titles=titles
+        page.markdown, page.meta, source=text, page=uri, source_path=f"docs/{uri}", titles=titles
     )
 
 
@@ -242,6 +242,111 @@ def test_one_invisible_check_is_enough(tmp_path: Path) -> None:
     assert not re.search(r"^```python", text, flags=re.MULTILINE)
     assert "invisible-code-block: python" in text
     _check(tmp_path, text)
+
+
+# ---------------------------------------------------------------------------
+# One order and one heading for the sections every lesson ends with (issue 44)
+# ---------------------------------------------------------------------------
+
+#: What the message asks for, whatever is out of place.
+CLOSING_ORDER = (
+    "end every lesson with the sections '## Practice', '## Take it with you' and "
+    "'## Check yourself', in that order and headed exactly so, as the template does"
+)
+
+
+def _line_of(text: str, line: str) -> int:
+    """The number (from 1) of the line `line` of `text`, which must occur once."""
+    lines = text.splitlines()
+    assert lines.count(line) == 1, line
+    return lines.index(line) + 1
+
+
+def _section(text: str, heading: str) -> str:
+    """The section of `text` under `heading`, heading included, up to the next '## ' or '[[sources]]'."""
+    start = text.index(f"\n{heading}\n") + 1
+    end = re.search(r"^(## |\[\[sources\]\])", text[start + len(heading) :], re.MULTILINE)
+    assert end is not None
+    return text[start : start + len(heading) + end.start()]
+
+
+def test_the_template_ends_with_practice_take_it_with_you_and_check_yourself() -> None:
+    text = TEMPLATE.read_text(encoding="utf-8")
+    headings = [heading for _, heading in lessons.section_headings(text)]
+    assert headings[-3:] == ["Practice", "Take it with you", "Check yourself"]
+    assert lessons.closing_section_problems(text) == []
+    # the exercises are under Practice, the quiz under Check yourself
+    assert "```exercise\n" in _section(text, "## Practice")
+    assert "```quiz\n" in _section(text, "## Check yourself")
+
+
+def test_sections_out_of_order_fail_naming_the_line_and_the_order(tmp_path: Path) -> None:
+    text = _template()
+    practice, take = _section(text, "## Practice"), _section(text, "## Take it with you")
+    swapped = text.replace(practice + take, take + practice)
+    take_line = _line_of(swapped, "## Take it with you")
+    practice_line = _line_of(swapped, "## Practice")
+    check_line = _line_of(swapped, "## Check yourself")
+    assert (
+        f"  - line {take_line}: the lesson's last sections are '## Take it with you' (line "
+        f"{take_line}), '## Practice' (line {practice_line}), '## Check yourself' (line "
+        f"{check_line}); {CLOSING_ORDER}"
+    ) in _failure(tmp_path, swapped).splitlines()
+
+
+@pytest.mark.parametrize(
+    ("heading", "written"),
+    [
+        ("## Practice", "## Practise by hand"),
+        ("## Practice", "## Exercises"),
+        ("## Take it with you", "## Take it with you:"),
+        ("## Check yourself", "## Check Yourself"),
+    ],
+)
+def test_a_misnamed_closing_heading_fails_naming_its_line(
+    tmp_path: Path, heading: str, written: str
+) -> None:
+    text = _template().replace(f"\n{heading}\n", f"\n{written}\n")
+    message = _failure(tmp_path, text)
+    assert f"  - line {_line_of(text, written)}: the lesson's last sections are " in message
+    assert f"'{written}' (line {_line_of(text, written)})" in message
+    assert message.endswith(CLOSING_ORDER)
+
+
+def test_a_section_after_check_yourself_fails_naming_its_line(tmp_path: Path) -> None:
+    text = _template() + "\n## Further reading\n\nMore.\n"
+    line = _line_of(text, "## Further reading")
+    message = _failure(tmp_path, text)
+    assert f"  - line {line}: the lesson's last sections are '## Practice' (line " in message
+    assert f"'## Further reading' (line {line}); {CLOSING_ORDER}" in message
+
+
+def test_a_missing_closing_section_fails(tmp_path: Path) -> None:
+    text = _template()
+    text = text.replace(_section(text, "## Take it with you"), "")
+    message = _failure(tmp_path, text)
+    assert "'## Practice' (line " in message
+    assert "'## Take it with you'" not in message.split(";")[0]
+    assert message.endswith(CLOSING_ORDER)
+
+
+def test_headings_in_code_and_comments_are_not_sections(tmp_path: Path) -> None:
+    shown = "```markdown\n## Practice\n```\n\n<!-- a note:\n## Check yourself\n-->\n\n"
+    text = _template() + "\n" + shown
+    _check(tmp_path, text)  # the lesson still ends with its three sections
+    assert [h for _, h in lessons.section_headings(shown)] == []
+
+
+def test_a_lesson_with_no_sections_says_so() -> None:
+    assert lessons.closing_section_problems("---\ntitle: T\n---\n# T\n\nText.\n") == [
+        f"no section headings ('## ...'): {CLOSING_ORDER}"
+    ]
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
+def test_each_lesson_ends_with_the_three_sections(lesson: Path) -> None:
+    headings = lessons.section_headings(lesson.read_text(encoding="utf-8"))
+    assert [text for _, text in headings[-3:]] == list(lessons.CLOSING_SECTIONS)
 
 
 # ---------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+import json
 import posixpath
 import re
 from html.parser import HTMLParser
@@ -440,6 +441,49 @@ def test_a_lesson_shows_its_own_sources_in_front_matter_order(site_dir: Path) ->
     assert shown == expected
     assert {"vaswani-2017", "alammar-2018", "jain-wallace-2019"} <= set(shown)
     assert "Accessed 2026-11-29; last checked 2026-11-29." in section
+
+
+def _text(fragment: str) -> str:
+    """The text of an HTML fragment: its tags dropped, its entities read."""
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+def _shown_lines(page: str) -> list[list[str]]:
+    """Each source entry of a built page, as the text of the lines it shows (split at <br>)."""
+    items = re.findall(r'<li id="(?:source-)?[a-z0-9-]+">(.*?)</li>', page, re.DOTALL)
+    return [[_text(line) for line in re.split(r"<br\s*/?>", item)] for item in items]
+
+
+def test_the_search_index_keeps_each_line_of_a_source_apart(site_dir: Path) -> None:
+    """Issue 44, point 16: no word of the search index runs two lines of an entry together.
+
+    Material's search keeps the text of a page, not its ``<br>``: the words of
+    each line an entry shows (title to address, dates, note, "Cited in") must
+    be words of the index on their own, split as the index's own separator
+    splits them, never "1706.03762.Accessed" or "2026-12-01.The".
+    """
+    index = json.loads((site_dir / "search" / "search_index.json").read_text(encoding="utf-8"))
+    separator = re.compile(index["config"]["separator"])
+    docs = {doc["location"]: doc for doc in index["docs"]}
+
+    def words(text: str) -> list[str]:
+        return [word for word in separator.split(text) if word]
+
+    lists = {"sources/": "sources/"}
+    for lesson in sorted((ROOT / "docs" / "lessons").glob("*.md")):
+        url = f"lessons/{lesson.stem}/"
+        lists[url] = next(
+            location
+            for location, doc in docs.items()
+            if location.startswith(f"{url}#") and doc["title"] == HEADING
+        )
+    for url, location in lists.items():
+        shown = _shown_lines((site_dir / url / "index.html").read_text(encoding="utf-8"))
+        indexed = [_text(item) for item in re.findall(r"<li>(.*?)</li>", docs[location]["text"])]
+        assert len(shown) == len(indexed) >= 1, url
+        for lines, item in zip(shown, indexed, strict=True):
+            assert len(lines) >= 3, lines  # the entry, its dates, its note
+            assert words(item) == [w for line in lines for w in words(line)], (url, item)
 
 
 def test_the_data_file_is_not_published(site_dir: Path) -> None:

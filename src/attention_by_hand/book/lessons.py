@@ -11,8 +11,12 @@ Lessons
     with "Next". Its body must hold at least one check that the test suite
     runs: a ```` ```python ```` fence or an
     ``<!-- invisible-code-block: python ... -->`` block (found with the same
-    Sybil parser that runs them). A lesson that misses any of these stops the
-    build with one message that names the file and lists everything missing.
+    Sybil parser that runs them). Its last three sections are
+    :data:`CLOSING_SECTIONS`, in that order, each heading written exactly so
+    (``## Practice``, ``## Take it with you``, ``## Check yourself``), so
+    that every lesson ends the same way. A lesson that misses any of these
+    stops the build with one message that names the file and lists
+    everything missing, with the line of a misplaced or misnamed heading.
     When ``next:`` is given and the body has no link to that page, the build
     adds a "Next: <title>" link at the end of the page. The template to copy
     is ``lesson-template.md`` at the root of the repository.
@@ -34,9 +38,10 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from mkdocs.exceptions import PluginError
+from mkdocs.utils.meta import YAML_RE
 from sybil import Document
 
-from attention_by_hand.book.fences import prose
+from attention_by_hand.book.fences import prose, split_fences
 from attention_by_hand.book.pages import front_matter_error
 from attention_by_hand.book.prose import PythonBlockParser
 
@@ -50,6 +55,10 @@ SENTENCE_END = re.compile(r"[.!?][\"')\]]*$")
 SENTENCE_BREAK = re.compile(r"[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 #: An inline Markdown link: [text](target "optional title").
 LINK = re.compile(r"\[(?P<text>[^\]\n]*)\]\(\s*<?(?P<target>[^)\s>]+)>?(?:\s+[^)]*)?\)")
+#: The headings of the sections every lesson ends with, in their order (level 2: ``## Practice``).
+CLOSING_SECTIONS = ("Practice", "Take it with you", "Check yourself")
+#: A level-2 ATX heading (up to 3 spaces before it; closing hashes dropped).
+SECTION_HEADING = re.compile(r"^ {0,3}##[ \t]+(?P<text>.*?)(?:[ \t]+#+)?[ \t]*$")
 
 
 # ---------------------------------------------------------------------------
@@ -66,6 +75,7 @@ def check_lesson(
     markdown: str,
     meta: Mapping[str, Any],
     *,
+    source: str,
     page: str,
     source_path: str,
     page_uris: Collection[str],
@@ -79,6 +89,10 @@ def check_lesson(
         front matter is not valid YAML).
     meta : mapping
         Its front matter, as MkDocs read it.
+    source : str
+        The lesson as written in its file, front matter included: the
+        section headings are read from it, so that a message gives the
+        file's line.
     page : str
         Its path relative to ``docs/``, e.g. ``lessons/x.md``.
     source_path : str
@@ -92,7 +106,11 @@ def check_lesson(
         One message that names the file and lists everything missing.
     """
     syntax = front_matter_error(markdown)
-    problems = [syntax] if syntax else template_problems(meta, markdown, page, page_uris)
+    problems = (
+        [syntax]
+        if syntax
+        else template_problems(meta, markdown, page, page_uris) + closing_section_problems(source)
+    )
     if problems:
         raise template_error(source_path, problems)
 
@@ -124,6 +142,7 @@ def checked_lesson(
     markdown: str,
     meta: Mapping[str, Any],
     *,
+    source: str,
     page: str,
     source_path: str,
     titles: Mapping[str, str],
@@ -136,6 +155,9 @@ def checked_lesson(
         The lesson's Markdown.
     meta : mapping
         Its front matter, as MkDocs read it.
+    source : str
+        The lesson as written in its file, front matter included (for the
+        lines of its section headings).
     page : str
         Its path relative to ``docs/``, e.g. ``lessons/x.md``.
     source_path : str
@@ -154,7 +176,9 @@ def checked_lesson(
     PluginError
         One message that names the file and lists everything missing.
     """
-    check_lesson(markdown, meta, page=page, source_path=source_path, page_uris=titles.keys())
+    check_lesson(
+        markdown, meta, source=source, page=page, source_path=source_path, page_uris=titles.keys()
+    )
     next_uri = meta.get("next")
     if next_uri is None:
         return markdown
@@ -280,6 +304,77 @@ def template_problems(
                         "matter names another page: make them agree"
                     )
     return problems
+
+
+def closing_section_problems(source: str) -> list[str]:
+    """What is wrong with the sections a lesson ends with: [] if they are :data:`CLOSING_SECTIONS`.
+
+    The last three level-2 headings (outside front matter, fences and HTML
+    comments) must be ``## Practice``, ``## Take it with you`` and
+    ``## Check yourself``, in that order and written exactly so. The one
+    problem names the line of the first heading out of place and lists the
+    lesson's last headings, from the first that has one of the three names
+    (or the last three, if that starts earlier).
+
+    Parameters
+    ----------
+    source : str
+        The lesson as written in its file, front matter included.
+
+    Examples
+    --------
+    >>> closing_section_problems("## Idea\\n## Practice\\n## Take it with you\\n## Check yourself\\n")
+    []
+    >>> closing_section_problems("## Take it with you\\n## Check yourself\\n## Practice\\n")
+    ["line 1: the lesson's last sections are '## Take it with you' (line 1), ..."]
+    >>> closing_section_problems("## Practise by hand\\n## Take it with you\\n## Check yourself\\n")
+    ["line 1: the lesson's last sections are '## Practise by hand' (line 1), ..."]
+    """
+    headings = section_headings(source)
+    if [text for _, text in headings[-3:]] == list(CLOSING_SECTIONS):
+        return []
+    *first, last = (f"'## {name}'" for name in CLOSING_SECTIONS)
+    wanted = (
+        f"end every lesson with the sections {', '.join(first)} and {last}, in that order and "
+        "headed exactly so, as the template does"
+    )
+    if not headings:
+        return [f"no section headings ('## ...'): {wanted}"]
+    named = [i for i, (_, text) in enumerate(headings) if text in CLOSING_SECTIONS]
+    shown = headings[min([*named, max(len(headings) - len(CLOSING_SECTIONS), 0)]) :]
+    # the first heading that is not the one the template has in its place
+    in_place = [*CLOSING_SECTIONS, *[None] * len(shown)]
+    line = next(line for i, (line, text) in enumerate(shown) if text != in_place[i])
+    listed = ", ".join(f"'## {text}' (line {number})" for number, text in shown)
+    return [f"line {line}: the lesson's last sections are {listed}; {wanted}"]
+
+
+def section_headings(source: str) -> list[tuple[int, str]]:
+    """(line from 1, text) of every level-2 heading outside front matter, fences and comments.
+
+    Examples
+    --------
+    >>> section_headings("---\\na: 1\\n---\\n## A ##\\n```md\\n## B\\n```\\n<!-- x\\n## C -->\\n## D\\n")
+    [(4, 'A'), (10, 'D')]
+    """
+    front = YAML_RE.match(source)
+    body_from = source.count("\n", 0, front.end()) + 1 if front else 1
+    found: list[tuple[int, str]] = []
+    number, in_comment = 1, False
+    for fenced, text in split_fences(source):
+        for line in text.splitlines():
+            if not fenced and number >= body_from:
+                heading = None if in_comment else SECTION_HEADING.match(line)
+                if heading:
+                    found.append((number, heading["text"]))
+                # whether a comment is open at the end of the line: its last mark says
+                opened, closed = line.rfind("<!--"), line.rfind("-->")
+                if opened > closed:
+                    in_comment = True
+                elif closed != -1:
+                    in_comment = False
+            number += 1
+    return found
 
 
 def _one_sentence_problems(description: str) -> list[str]:

@@ -66,6 +66,13 @@ ORIGINALITY = (
     "the works above are cited for their facts and for further reading."
 )
 
+#: The break between the lines of a source's entry. The newline after it keeps
+#: the lines apart in the search index: Material's search drops the <br> (it
+#: keeps only the text), and without white space there the last word of one
+#: line and the first of the next would be one word ("1706.03762.Accessed").
+#: A browser shows no space at the start of a line, so the page looks the same.
+LINE_BREAK = "<br>\n"
+
 SOURCE_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 MARKER = SOURCES_LINE
@@ -436,8 +443,8 @@ def render_source(source: Source) -> str:
     -------
     str
         Title (linked to the address), authors, version or date, the address
-        written out; then the dates accessed and last checked; then the note.
-        All text is HTML-escaped.
+        written out; then the dates accessed and last checked; then the note,
+        each line after a :data:`LINE_BREAK`. All text is HTML-escaped.
     """
     e = html.escape
     url = e(source.url, quote=True)
@@ -445,8 +452,8 @@ def render_source(source: Source) -> str:
     return (
         f'<cite><a href="{url}">{e(source.title)}</a></cite>. '
         f"{e(_authors(source.authors))}. {e(source.version)}. "
-        f'<a class="abh-source-url" href="{url}">{shown_url}</a>.<br>'
-        f'<span class="abh-source-dates">{_dates(source)}</span><br>'
+        f'<a class="abh-source-url" href="{url}">{shown_url}</a>.{LINE_BREAK}'
+        f'<span class="abh-source-dates">{_dates(source)}</span>{LINE_BREAK}'
         f'<span class="abh-source-note">{e(source.note)}</span>'
     )
 
@@ -498,7 +505,7 @@ def render_all(sources: Sequence[Source], cited_by: Mapping[str, Sequence[tuple[
         )
         items.append(
             f'<li id="{source.id}">{render_source(source)}'
-            f'<br><span class="abh-source-cited">Cited in: {pages}.</span></li>'
+            f'{LINE_BREAK}<span class="abh-source-cited">Cited in: {pages}.</span></li>'
         )
     return '\n<ol class="abh-sources abh-sources-all">\n' + "\n".join(items) + "\n</ol>\n"
 
