@@ -41,13 +41,15 @@ def test_parse_score_reads_numbers_and_logarithms():
     assert parse_score("ln 2") == math.log(2)
     assert parse_score(" ln(3) ") == math.log(3)
     assert parse_score("\N{MINUS SIGN}1.5") == -1.5
+    assert parse_score("\N{MINUS SIGN}ln 2") == -math.log(2)  # the score of weight 1/2 against 1
+    assert parse_score("-ln(4)") == -2 * math.log(2)
     assert parse_score("-2") == -2.0
     assert parse_score(".5") == 0.5
     assert parse_score("1e1") == 10.0
 
 
 @pytest.mark.parametrize(
-    "text", ["", "ln", "ln 0", "ln -2", "log 2", "2 + 1", "abc", "101", "ln 1e50"]
+    "text", ["", "ln", "ln 0", "ln -2", "--ln 2", "-ln 0", "log 2", "2 + 1", "abc", "101", "ln 1e50"]
 )
 def test_parse_score_rejects_other_texts(text: str):
     with pytest.raises(ValueError, match=r"score|ln"):

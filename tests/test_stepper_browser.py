@@ -84,7 +84,7 @@ RUN = (
 
 
 def shown_number(text: str) -> float:
-    """A number as the page prints it: 5/3, 0.693, 1.1, −2, 1.23e−05."""
+    """A number as the page prints it: 5/3, 0.693, 1.099, −2, 0.000."""
     text = text.replace(MINUS, "-")
     return float(Fraction(text)) if "/" in text else float(text)
 
@@ -242,6 +242,8 @@ def test_stepping_by_keyboard_shows_the_rescaling_and_the_full_softmax(fresh, si
     field.fill("ln 0")
     assert field.get_attribute("aria-invalid") == "true"
     assert "enter a number, or ln and a positive number" in status.text_content()
+    field.fill("\N{MINUS SIGN}ln 2")  # a negative logarithm is a score too
+    assert field.get_attribute("aria-invalid") is None
     field.fill("ln 6")
     assert field.get_attribute("aria-invalid") is None
     root.get_by_role("button", name="Reset to the stated inputs").click()

@@ -188,6 +188,39 @@
     }));
   }
 
+  /* figures._free_corner: the corner of a value's tip for its label, up-right,
+   * else down-right, up-left, down-left, the first where the label's box (in
+   * this picture's pixels, `perUnit` a unit, 3 px to spare all round) meets
+   * none of the arrows and the output's leader. */
+  function freeCorner(tip, chars, segments, perUnit) {
+    var near = 1 / perUnit, farX = (7 + 0.6 * 11 * chars) / perUnit, farY = 18 / perUnit;
+    var corners = [[1, 1], [1, -1], [-1, 1], [-1, -1]];
+    for (var i = 0; i < corners.length; i++) {
+      var sx = corners[i][0], sy = corners[i][1];
+      var xs = [tip[0] + sx * near, tip[0] + sx * farX].sort(function (a, b) { return a - b; });
+      var ys = [tip[1] + sy * near, tip[1] + sy * farY].sort(function (a, b) { return a - b; });
+      if (!segments.some(function (s) { return meets(s[0], s[1], xs, ys); })) return corners[i];
+    }
+    return corners[0];
+  }
+
+  /* figures._meets: whether the segment from a to b meets the box xs by ys (Liang-Barsky). */
+  function meets(a, b, xs, ys) {
+    var t0 = 0, t1 = 1, dx = b[0] - a[0], dy = b[1] - a[1];
+    var edges = [[-dx, a[0] - xs[0]], [dx, xs[1] - a[0]], [-dy, a[1] - ys[0]], [dy, ys[1] - a[1]]];
+    for (var i = 0; i < 4; i++) {
+      var p = edges[i][0], q = edges[i][1];
+      if (p === 0) {
+        if (q < 0) return false;
+      } else if (p < 0) {
+        t0 = Math.max(t0, q / p);
+      } else {
+        t1 = Math.min(t1, q / p);
+      }
+    }
+    return t0 <= t1;
+  }
+
   function clear(svg) {
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     svg.appendChild(svgEl("rect", {
@@ -271,21 +304,27 @@
     svg.appendChild(svgEl("line", { x1: X(0), y1: by, x2: X(0), y2: by + bh, "class": "abh-pic-axis" }));
 
     var g = svgEl("g", {});
-    values.forEach(function (v, j) {
-      arrow(g, X(0), Y(0), X(v[0]), Y(v[1]), "abh-pic-value");
-      g.appendChild(svgEl("text", { x: X(v[0]) + 5, y: Y(v[1]) - 5, "class": "abh-pic-value-label" },
-        "v" + j + " = " + pair(v)));
-    });
+    var segments = values.concat([out]).map(function (v) { return [[0, 0], v]; });
+    values.forEach(function (v) { arrow(g, X(0), Y(0), X(v[0]), Y(v[1]), "abh-pic-value"); });
     var start = [0, 0];
     values.forEach(function (v, j) {
       if (w[j] === 0) return;
       var end = [start[0] + w[j] * v[0], start[1] + w[j] * v[1]];
       arrow(g, X(start[0]), Y(start[1]), X(end[0]), Y(end[1]), "abh-pic-share");
+      segments.push([start, end]);
       start = end;
     });
     arrow(g, X(0), Y(0), X(out[0]), Y(out[1]), "abh-pic-output");
-    g.appendChild(svgEl("circle", { cx: X(out[0]), cy: Y(out[1]), r: 3, "class": "abh-pic-output-point" }));
     var lx = bx + 0.98 * bw, ly = by + (1 - 0.66) * bh;
+    segments.push([out, [xMin + (lx - 40 - bx) / scale, yMin + (by + bh - ly - 4) / scale]]);
+    values.forEach(function (v, j) {
+      var text = "v" + j + " = " + pair(v), side = freeCorner(v, text.length, segments, scale);
+      g.appendChild(svgEl("text", {
+        x: X(v[0]) + 5 * side[0], y: Y(v[1]) - (side[1] > 0 ? 5 : -14),
+        "class": "abh-pic-value-label" + (side[0] > 0 ? "" : " abh-pic-end")
+      }, text));
+    });
+    g.appendChild(svgEl("circle", { cx: X(out[0]), cy: Y(out[1]), r: 3, "class": "abh-pic-output-point" }));
     g.appendChild(svgEl("line", { x1: lx - 40, y1: ly + 4, x2: X(out[0]), y2: Y(out[1]), "class": "abh-pic-leader" }));
     g.appendChild(svgEl("text", { x: lx, y: ly, "class": "abh-pic-output-label abh-pic-end" },
       "output = " + pair(out)));

@@ -23,19 +23,19 @@
   "use strict";
 
   var MINUS = "\u2212";
-  /* A score as the page writes it: a number, or "ln" and a positive number
-   * (SCORE_TEXT in stepper_html.py). */
-  var SCORE_TEXT = /^\s*(?:([-\u2212]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)|ln\s*\(?\s*((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*\)?)\s*$/;
+  /* A score as the page writes it: a number, or "ln" and a positive number,
+   * with a minus before it or not (SCORE_TEXT in stepper_html.py). */
+  var SCORE_TEXT = /^\s*(?:([-\u2212]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)|([-\u2212]?)\s*ln\s*\(?\s*((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*\)?)\s*$/;
 
   /* The score of a text, or null when the text is not one (parse_score). */
   function parseScore(text, limit) {
     var match = SCORE_TEXT.exec(text);
     if (!match) return null;
     var score;
-    if (match[2] !== undefined) {
-      var inside = Number(match[2]);
+    if (match[3] !== undefined) {
+      var inside = Number(match[3]);
       if (!(inside > 0)) return null;
-      score = Math.log(inside);
+      score = match[2] ? -Math.log(inside) : Math.log(inside);
     } else {
       score = Number(match[1].replace(MINUS, "-"));
     }
@@ -94,8 +94,14 @@
 
   /* ---- showing numbers ------------------------------------------------ */
 
+  /* Exact as the figures print it (book.js) when it is, else three decimals:
+   * ln 3 is 1.099, not 1.1 (_show in stepper_html.py). */
   function show(x) {
-    return window.abhFormatNumber(x).replace(/-/g, MINUS);  /* book.js */
+    var text = window.abhFormatNumber(x);
+    var parts = text.split("/");
+    var exact = parts.length === 2 ? Number(parts[0]) / Number(parts[1]) : Number(text);
+    if (Math.abs(exact - x) >= 1e-9) text = Number(x.toFixed(3)) === 0 ? "0.000" : x.toFixed(3);
+    return text.replace(/-/g, MINUS);
   }
 
   function num(name, value) {

@@ -164,21 +164,37 @@ def attention_row(
         ax_v.axvline(0, color=colours["grid"], lw=0.8)
         for i in xs:
             _arrow(ax_v, (0, 0), v[i], colours["value"], lw=1.2, style="dashed")
-            ax_v.annotate(
-                f"v{i} = ({format_number(v[i, 0])}, {format_number(v[i, 1])})",
-                v[i],
-                textcoords="offset points",
-                xytext=(4, 4),
-                color=colours["value"],
-            )
+        segments = [(np.zeros(2), v[i]) for i in xs] + [(np.zeros(2), out)]
         start = np.zeros(2)
         for i in xs:
             if w[i] == 0:
                 continue
             end = start + w[i] * v[i]
             _arrow(ax_v, start, end, colours["accent"], lw=2.0)
+            segments.append((start, end))
             start = end
         _arrow(ax_v, (0, 0), out, colours["output"], lw=2.6)
+        points = np.vstack([v, out, np.zeros(2)])
+        lo, hi = points.min(axis=0), points.max(axis=0)
+        pad = 0.25 * max(1.0, float((hi - lo).max()))
+        per_unit = min(326 / (hi[0] - lo[0] + 4 * pad), 240 / (hi[1] - lo[1] + 2 * pad))
+        # the leader from the output to its label (xytext below), as demo.js draws it
+        corner = (
+            lo - pad + (hi - lo + (4 * pad, 2 * pad)) * (0.98, 0.66) - np.array([40, 4]) / per_unit
+        )
+        segments.append((out, corner))
+        for i in xs:
+            text = f"v{i} = ({format_number(v[i, 0])}, {format_number(v[i, 1])})"
+            sx, sy = _free_corner(v[i], len(text), segments, per_unit)
+            ax_v.annotate(
+                text,
+                v[i],
+                textcoords="offset points",
+                xytext=(4 * sx, 4 * sy),
+                ha="left" if sx > 0 else "right",
+                va="baseline" if sy > 0 else "top",
+                color=colours["value"],
+            )
         ax_v.annotate(
             f"output = ({format_number(out[0])}, {format_number(out[1])})",
             out,
@@ -189,9 +205,6 @@ def attention_row(
             color=colours["output"],
             fontweight="bold",
         )
-        points = np.vstack([v, out, np.zeros(2)])
-        lo, hi = points.min(axis=0), points.max(axis=0)
-        pad = 0.25 * max(1.0, float((hi - lo).max()))
         ax_v.set_xlim(lo[0] - pad, hi[0] + 3 * pad)
         ax_v.set_ylim(lo[1] - pad, hi[1] + pad)
         ax_v.set_aspect("equal", adjustable="box")
@@ -206,6 +219,44 @@ def attention_row(
             frameon=False,
         )
     return fig
+
+
+def _free_corner(tip, chars: int, segments, per_unit: float) -> tuple[int, int]:
+    """The corner of `tip` for a value label: up-right, else down-right, up-left, down-left.
+
+    The first corner where the label's box (11 px high, 0.6 of that a
+    character, 4 px from the tip, and 3 px more all round for arrowheads, in
+    the live picture's geometry, `per_unit` pixels a unit; demo.js,
+    ``freeCorner``) meets none of the `segments` (the arrows and the output's
+    leader, as (start, end) pairs), so that no arrow covers the label.
+    """
+    near, far_x, far_y = 1 / per_unit, (7 + 0.6 * 11 * chars) / per_unit, 18 / per_unit
+    for sx, sy in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
+        xs = sorted((tip[0] + sx * near, tip[0] + sx * far_x))
+        ys = sorted((tip[1] + sy * near, tip[1] + sy * far_y))
+        if not any(_meets(a, b, xs, ys) for a, b in segments):
+            return sx, sy
+    return 1, 1
+
+
+def _meets(a, b, xs, ys) -> bool:
+    """Whether the segment from `a` to `b` meets the box `xs` by `ys` (Liang-Barsky)."""
+    t0, t1 = 0.0, 1.0
+    d = (b[0] - a[0], b[1] - a[1])
+    for p, q in (
+        (-d[0], a[0] - xs[0]),
+        (d[0], xs[1] - a[0]),
+        (-d[1], a[1] - ys[0]),
+        (d[1], ys[1] - a[1]),
+    ):
+        if p == 0:
+            if q < 0:
+                return False
+        elif p < 0:
+            t0 = max(t0, q / p)
+        else:
+            t1 = min(t1, q / p)
+    return t0 <= t1
 
 
 def causal_mask_grid(*, n: int, palette: Palette = "light") -> Figure:

@@ -30,6 +30,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
@@ -50,17 +51,18 @@ __all__ = [
 
 REGISTRY_FILE = "attention_by_hand/book/stepper_html.py"
 MINUS = "\N{MINUS SIGN}"
-#: A score as the page writes it: a number, or "ln" and a positive number.
+#: A score as the page writes it: a number, or "ln" and a positive number, with a minus
+#: before it or not ("−ln 2").
 SCORE_TEXT = re.compile(
     r"^\s*(?:(?P<number>[-\u2212]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
-    r"|ln\s*\(?\s*(?P<ln>(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*\)?)\s*$"
+    r"|(?P<sign>[-\u2212]?)\s*ln\s*\(?\s*(?P<ln>(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*\)?)\s*$"
 )
 #: The largest magnitude of a score or a value the page accepts.
 LIMIT = 100.0
 
 
 def parse_score(text: str) -> float:
-    """A score from its text: ``"1.5"``, ``"-2"`` or ``"ln 3"`` (the natural log of 3).
+    """A score from its text: ``"1.5"``, ``"-2"``, ``"ln 3"`` (the natural log of 3) or ``"−ln 2"``.
 
     Raises
     ------
@@ -79,7 +81,7 @@ def parse_score(text: str) -> float:
         inside = float(match["ln"])
         if inside <= 0:
             raise ValueError(f"ln needs a positive number; got {text!r}")
-        score = math.log(inside)
+        score = -math.log(inside) if match["sign"] else math.log(inside)
     else:
         score = float(match["number"].replace(MINUS, "-"))
     if not abs(score) <= LIMIT:
@@ -387,8 +389,19 @@ def _vector_span(name: str, values: Sequence[float]) -> str:
 
 
 def _show(x: float) -> str:
-    """A number as the figures print it (a short fraction when it is one), real minus sign."""
-    return format_number(x).replace("-", MINUS)
+    """A number as ``stepper.js``'s ``show`` prints it, with a real minus sign.
+
+    Exact as the figures print it (an integer, 1 or 2 decimals, a short fraction)
+    when it is one, else to three decimals: ln 3 is 1.099, not the figures' 1.1
+    (3 significant digits), which read oddly beside an exact factor of 2/3.
+    """
+    x = float(x)
+    text = format_number(x)
+    if abs(float(Fraction(text)) - x) >= 1e-9:
+        text = f"{x:.3f}"
+        if float(text) == 0:
+            text = "0.000"
+    return text.replace("-", MINUS)
 
 
 def _plain(x: float) -> str:
