@@ -59,6 +59,11 @@ FIRST_EXERCISE = "```exercise\n? Mix the values 4 and 8"
 LAST_EXERCISE = "```exercise\n? Mix the value vectors"
 #: The longest report a failed page check may print (issue 22).
 REPORT_LINES = 15
+#: The data the template's exercises could share, and its check, as a lesson writes them.
+GIVEN = "```given\nEach exercise mixes values with weights that add up to 1.\n```\n\n"
+GIVEN_CLAIM = (
+    '<!-- invisible-code-block: python\nclaim("weights that add up to 1", weights.sum())\n-->\n\n'
+)
 
 #: Two more questions for the template's quiz, with no numbers to check.
 MORE_QUESTIONS = """
@@ -87,6 +92,15 @@ OUTPUT_FENCE = "```output\n4.0\n```\n"
 UNBROKEN = TEMPLATE.read_text(encoding="utf-8").replace(
     LAST_EXPLANATION, LAST_EXPLANATION + MORE_QUESTIONS
 )
+#: The template's take-aways and its quiz, each section up to the next; and the
+#: lesson with the take-aways moved after the quiz (the order the template once had).
+TAKE_AWAYS = UNBROKEN[
+    UNBROKEN.index("## Take it with you\n") : UNBROKEN.index("## Check yourself\n")
+]
+QUIZ_SECTION = UNBROKEN[
+    UNBROKEN.index("## Check yourself\n") : UNBROKEN.index("<!-- The page's \"Sources")
+]
+TAKE_AWAYS_LAST = UNBROKEN.replace(TAKE_AWAYS + QUIZ_SECTION, QUIZ_SECTION + TAKE_AWAYS)
 
 
 # ---------------------------------------------------------------------------
@@ -582,6 +596,39 @@ BROKEN_COPIES = {
         lambda p: edit(p / LESSON, LAST_EXERCISE, LAST_EXERCISE.replace("exercise", "text")),
         (f"{LESSON} has 2 exercises where 3 are required",),
     ),
+    # --- the exercises' data (issue 44): its numbers are checked, and it is written once ---
+    "number-changed-in-the-given-block": Break(
+        lambda p: edit(
+            p / LESSON,
+            FIRST_EXERCISE,
+            GIVEN.replace("add up to 1", "add up to 2") + GIVEN_CLAIM + FIRST_EXERCISE,
+        ),
+        (
+            (
+                f"{LESSON}, line {_lines(UNBROKEN, FIRST_EXERCISE) + 1}: the prose says 2 where "
+                "the check below it expects 1"
+            ),
+        ),
+        quoted=(),  # CONTRIBUTING quotes the same message for a number of the prose
+    ),
+    "given-block-twice": Break(
+        lambda p: (
+            edit(p / LESSON, FIRST_EXERCISE, GIVEN + GIVEN_CLAIM + FIRST_EXERCISE),
+            edit(
+                p / LESSON,
+                LAST_EXERCISE,
+                "```given\nThe last one mixes vectors.\n```\n\n" + LAST_EXERCISE,
+            ),
+        ),
+        (
+            (
+                f"{LESSON}, line {_lines(UNBROKEN, LAST_EXERCISE) + GIVEN.count(chr(10)) + GIVEN_CLAIM.count(chr(10))}: "
+                f"a second ```given block (the first is at line {_lines(UNBROKEN, FIRST_EXERCISE)}): a "
+                "lesson writes the data its exercises share once, where the worksheet prints it at "
+                "its top; put all of it in the first block"
+            ),
+        ),
+    ),
     # --- the front matter, the template, the nav ---------------------------
     # the page Markdown step of the build
     "lesson-without-description": Break(
@@ -613,6 +660,21 @@ BROKEN_COPIES = {
         (
             f"{LESSON} does not follow the lesson template",
             "'next: lessons/attention-matrx.md' in the front matter is not a page of the book",
+        ),
+    ),
+    # issue 44: one order and one heading for the sections every lesson ends with
+    "closing-sections-out-of-order": Break(
+        lambda p: edit(p / LESSON, TAKE_AWAYS + QUIZ_SECTION, QUIZ_SECTION + TAKE_AWAYS),
+        (
+            f"{LESSON} does not follow the lesson template",
+            (
+                f"line {_lines(TAKE_AWAYS_LAST, '## Check yourself')}: the lesson's last sections "
+                f"are '## Practice' (line {_lines(TAKE_AWAYS_LAST, '## Practice')}), "
+                f"'## Check yourself' (line {_lines(TAKE_AWAYS_LAST, '## Check yourself')}), "
+                f"'## Take it with you' (line {_lines(TAKE_AWAYS_LAST, '## Take it with you')}); "
+                "end every lesson with the sections '## Practice', '## Take it with you' and "
+                "'## Check yourself', in that order and headed exactly so, as the template does"
+            ),
         ),
     ),
     # the nav step of the build

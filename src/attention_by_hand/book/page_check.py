@@ -12,11 +12,16 @@ repository root) and, where there is one, the line in it:
 1. :func:`check_source`: what the build checks first on every page's source
    as written, with the same messages (the plugin calls this function):
    front matter that is not YAML, an invisible block never closed, a
-   Python block that runs over the next one, a misspelled quiz or exercise
-   fence, a malformed quiz or exercise, a fence never closed, a marker the
-   build would not show (indented, an unknown name, not understood);
+   Python block that runs over the next one, a misspelled quiz, exercise or
+   given fence, a malformed quiz or exercise, a ```` ```given ```` block
+   that is not the page's one block of its exercises' data
+   (:func:`attention_by_hand.book.worksheets.page_given`), a fence never
+   closed, a marker the build would not show (indented, an unknown name, not
+   understood);
 2. a lesson follows the template (front matter keys, ``next:`` names a page
-   of the book) and is in the nav of ``mkdocs.yml``;
+   of the book, its last sections are ``## Practice``, ``## Take it with
+   you`` and ``## Check yourself``, in that order) and is in the nav of
+   ``mkdocs.yml``;
 3. each source id the page cites is in ``docs/sources.yml``, and its
    ``[[sources]]`` line agrees with its front matter;
 4. a lesson's quizzes ask at least :data:`MIN_QUIZ_QUESTIONS` questions, and
@@ -67,6 +72,7 @@ from attention_by_hand.book import (
     registry,
     sources,
     stepper_html,
+    worksheets,
 )
 from attention_by_hand.book.prose import BlockSource, ClaimError, page_parsers
 from attention_by_hand.book.visible_numbers import lesson_references
@@ -253,9 +259,10 @@ def check_source(text: str, path: str, *, lesson: bool) -> None:
     Front matter that is not valid YAML (MkDocs drops it), an invisible block
     never closed (it hides the prose after it), a Python or output fence that
     runs over the next block or a fence never closed (the page would show
-    prose as code), a misspelled quiz or exercise fence (it shows the
-    answers), a malformed quiz or exercise, a marker the build would not
-    show. The build runs this on every page before anything reads it, so each
+    prose as code), a misspelled quiz, exercise or given fence (it shows the
+    answers, or the exercises' data, as code), a malformed quiz or exercise,
+    a second, empty or stray ```` ```given ```` block, a marker the build
+    would not show. The build runs this on every page before anything reads it, so each
     is the first and only message, with the line in the file.
 
     Parameters
@@ -288,6 +295,7 @@ def check_source(text: str, path: str, *, lesson: bool) -> None:
     quiz.check_quizzes(text, path)
     try:
         exercise.page_exercises(text, path)
+        worksheets.page_given(text, path)
     except exercise.ExerciseError as error:
         raise PluginError(str(error)) from None
     never_closed = next((b for b in fences.fenced_blocks(text) if not b.closed), None)
@@ -324,7 +332,14 @@ def _source(page: Page, book: Book) -> None:
 def _template(page: Page, book: Book) -> None:
     if lessons.is_lesson(page.uri, book.lessons_dir):
         body, meta = get_data(page.text)
-        lessons.check_lesson(body, meta, page=page.uri, source_path=page.path, page_uris=book.pages)
+        lessons.check_lesson(
+            body,
+            meta,
+            source=page.text,
+            page=page.uri,
+            source_path=page.path,
+            page_uris=book.pages,
+        )
 
 
 def _in_nav(page: Page, book: Book) -> None:

@@ -326,9 +326,12 @@ class BookPlugin(BasePlugin[BookConfig]):
             model=lib.trained_models.book_model,
         )
         inline, block = self._markdown_converters(page, config, files)
+        source = self._source_path(page.file, config)
         try:
+            # the exercises' data first: its check reads the page's exercise fences
+            markdown = lib.worksheets.replace_given(markdown, page=source, block=block)
             markdown = lib.exercise.replace_exercises(
-                markdown, page=self._source_path(page.file, config), inline=inline, block=block
+                markdown, page=source, inline=inline, block=block
             )
         except lib.exercise.ExerciseError as error:  # checked in _check_source already
             raise PluginError(str(error)) from None
@@ -661,7 +664,7 @@ class BookPlugin(BasePlugin[BookConfig]):
             return str(worksheets.key_body(sheets, page_uri=uri, inline=inline, block=block))
         lesson = self.worksheet_lessons[uri]
         (sheet,) = [s for s in sheets if s.uri == lesson]
-        return str(worksheets.worksheet_body(sheet, page_uri=uri, inline=inline))
+        return str(worksheets.worksheet_body(sheet, page_uri=uri, inline=inline, block=block))
 
     def _lesson_sheets(self, config: MkDocsConfig, files: Files) -> list[Any]:
         """Each lesson's exercises with its number, parsed once a build for all the sheets.
@@ -678,11 +681,17 @@ class BookPlugin(BasePlugin[BookConfig]):
             file = files.get_file_from_path(lesson)
             if file is None:
                 continue
-            found = self.lib.exercise.page_exercises(
-                file.content_string, self._source_path(file, config)
-            )
+            path = self._source_path(file, config)
+            found = self.lib.exercise.page_exercises(file.content_string, path)
+            given = worksheets.page_given(file.content_string, path)
             sheets.append(
-                worksheets.LessonSheet(lesson, self.page_titles[lesson], number, tuple(found))
+                worksheets.LessonSheet(
+                    lesson,
+                    self.page_titles[lesson],
+                    number,
+                    tuple(found),
+                    given=None if given is None else given.text,
+                )
             )
         self.lesson_sheets = sheets
         return sheets
@@ -693,6 +702,7 @@ class BookPlugin(BasePlugin[BookConfig]):
             self.lib.lessons.checked_lesson(
                 markdown,
                 page.meta or {},
+                source=page.file.content_string,
                 page=page.file.src_uri,
                 source_path=self._source_path(page.file, config),
                 titles=self.page_titles,
