@@ -5,17 +5,17 @@ Lessons
     Every page under ``docs/lessons/`` must have, in its front matter, a
     ``title``, a ``description`` of exactly one sentence (Material uses it as
     the page's ``<meta name="description">``), a ``goal``, at least one
-    source id in ``sources:``, and a next-lesson link: ``next:`` naming an
-    existing page relative to ``docs/`` (for example
-    ``lessons/attention-matrix.md``), or a link in the body whose text starts
-    with "Next". Its body must hold at least one check that the test suite
-    runs: a ```` ```python ```` fence or an
+    source id in ``sources:``, and ``next:``, naming an existing page
+    relative to ``docs/`` (for example ``lessons/attention-matrix.md``). Its
+    body must hold at least one check that the test suite runs: a
+    ```` ```python ```` fence or an
     ``<!-- invisible-code-block: python ... -->`` block (found with the same
     Sybil parser that runs them). A lesson that misses any of these stops the
     build with one message that names the file and lists everything missing.
-    When ``next:`` is given and the body has no link to that page, the build
-    adds a "Next: <title>" link at the end of the page. The template to copy
-    is ``lesson-template.md`` at the root of the repository.
+    The build adds a "Next: <title>" button to the page ``next:`` names at the
+    end of the lesson; a hand-written one stops it, naming its line
+    (:func:`hand_written_next`), so that one place says what comes next. The
+    template to copy is ``lesson-template.md`` at the root of the repository.
 
 Source revision
     The footer (``overrides/partials/copyright.html``) prints
@@ -36,7 +36,7 @@ from typing import Any
 from mkdocs.exceptions import PluginError
 from sybil import Document
 
-from attention_by_hand.book.fences import prose
+from attention_by_hand.book.fences import split_fences
 from attention_by_hand.book.pages import front_matter_error
 from attention_by_hand.book.prose import PythonBlockParser
 
@@ -50,6 +50,14 @@ SENTENCE_END = re.compile(r"[.!?][\"')\]]*$")
 SENTENCE_BREAK = re.compile(r"[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 #: An inline Markdown link: [text](target "optional title").
 LINK = re.compile(r"\[(?P<text>[^\]\n]*)\]\(\s*<?(?P<target>[^)\s>]+)>?(?:\s+[^)]*)?\)")
+#: A hand-written "Next" button: a line that is one link whose text starts with "Next" (an
+#: attribute list may follow), a link whose text starts with "Next:", or one of class abh-next.
+HAND_WRITTEN_NEXT = re.compile(
+    r"^[ \t]*\[Next\b[^\]\n]*\]\([^)\n]*\)[ \t]*(?:\{[^}\n]*\})?[ \t]*$"
+    r"|\[[ \t]*Next:[^\]\n]*\]\([^)\n]*\)"
+    r"|\[[^\]\n]*\]\([^)\n]*\)[ \t]*\{[^}\n]*\.abh-next\b[^}\n]*\}",
+    re.MULTILINE,
+)
 
 
 # ---------------------------------------------------------------------------
@@ -146,8 +154,8 @@ def checked_lesson(
     Returns
     -------
     str
-        The Markdown, with a "Next: <title>" button at the end when ``next:``
-        names a page the body does not link to.
+        The Markdown, with a "Next: <title>" button at the end to the page
+        ``next:`` names.
 
     Raises
     ------
@@ -163,7 +171,7 @@ def checked_lesson(
 
 
 def add_next_link(markdown: str, *, page: str, next_uri: str, next_title: str) -> str:
-    """Add a "Next: <title>" button at the end of a lesson whose body has no link to `next_uri`.
+    """Add a "Next: <title>" button to `next_uri` at the end of a lesson.
 
     Parameters
     ----------
@@ -174,11 +182,48 @@ def add_next_link(markdown: str, *, page: str, next_uri: str, next_title: str) -
     next_title : str
         The next page's title.
     """
-    if links_to(markdown, page, next_uri):
-        return markdown
     title = next_title.replace("[", r"\[").replace("]", r"\]")
     url = posixpath.relpath(next_uri, posixpath.dirname(page) or ".")
     return f"{markdown.rstrip()}\n\n[Next: {title}]({url}){{ .md-button .abh-next }}\n"
+
+
+def hand_written_next(markdown: str) -> list[tuple[int, str]]:
+    """(line, text) of each hand-written "Next" link of a lesson, outside fenced code blocks.
+
+    The build draws the lesson's "Next" button from ``next:`` in its front
+    matter (:func:`add_next_link`): a second one, written in the body, would
+    show two buttons, or one that goes elsewhere.
+
+    Examples
+    --------
+    >>> hand_written_next("Text.\\n\\n[Next: The matrix](b.md){ .md-button .abh-next }\\n")
+    [(3, '[Next: The matrix](b.md){ .md-button .abh-next }')]
+    >>> hand_written_next("```md\\n[Next: x](b.md)\\n```\\nThe [next lesson](b.md) shows it.\\n")
+    []
+    """
+    found = []
+    line = 1
+    for fenced, text in split_fences(markdown):
+        if not fenced:
+            for match in HAND_WRITTEN_NEXT.finditer(text):
+                found.append((line + text.count("\n", 0, match.start()), match.group().strip()))
+        line += text.count("\n")
+    return found
+
+
+def hand_written_next_error(source_path: str, line: int, text: str) -> PluginError:
+    """The error for a hand-written "Next" link at `line` of the lesson `source_path`.
+
+    Examples
+    --------
+    >>> print(hand_written_next_error("docs/lessons/x.md", 9, "[Next: M](b.md)"))
+    docs/lessons/x.md, line 9: '[Next: M](b.md)' is a hand-written "Next" link, but the build draws the "Next" button from 'next:' in the front matter; delete this line (and make 'next:' name the page that comes next, if it does not)
+    """
+    return PluginError(
+        f'{source_path}, line {line}: {text!r} is a hand-written "Next" link, but the build '
+        "draws the \"Next\" button from 'next:' in the front matter; delete this line (and make "
+        "'next:' name the page that comes next, if it does not)"
+    )
 
 
 def revision_url(repo_url: str | None, revision: str) -> str | None:
@@ -243,11 +288,10 @@ def template_problems(
 
     next_uri = meta.get("next")
     if next_uri is None:
-        if not any(m["text"].strip().lower().startswith("next") for m in links(markdown)):
-            problems.append(
-                "no next-lesson link: add 'next: lessons/<next-page>.md' (the path relative to "
-                "docs/) to the front matter, or a '[Next: ...](...)' link to the body"
-            )
+        problems.append(
+            "no 'next' in the front matter: add 'next: lessons/<next-page>.md' (the path "
+            'relative to docs/), the page the lesson\'s "Next" button goes to'
+        )
     elif not isinstance(next_uri, str) or not next_uri.strip():
         problems.append(
             f"'next' in the front matter is {next_uri!r}; it must be the path of the next "
@@ -268,17 +312,6 @@ def template_problems(
             )
         elif target == page:
             problems.append(f"'next: {next_uri}' points to the lesson itself")
-        else:
-            for match in links(markdown):
-                linked = resolve_link(page, match["target"])
-                if match["text"].strip().lower().startswith(
-                    "next:"
-                ) and linked != posixpath.normpath(next_uri):
-                    problems.append(
-                        f"the body's link '[{match['text']}]({match['target']})' goes to "
-                        f"{linked or match['target']}, but 'next: {next_uri}' in the front "
-                        "matter names another page: make them agree"
-                    )
     return problems
 
 
@@ -305,23 +338,12 @@ def executed_checks(markdown: str, path: str) -> int:
     return sum(1 for _ in PythonBlockParser()(Document(markdown, path)))
 
 
-def links(markdown: str) -> list[re.Match[str]]:
-    """The inline links of the page, outside fenced code blocks."""
-    return list(LINK.finditer(prose(markdown)))
-
-
 def resolve_link(src_uri: str, target: str) -> str | None:
     """The docs-relative path a link from `src_uri` points to (None if external)."""
     path = target.split("#", 1)[0]
     if not path or ":" in path or path.startswith("/"):
         return None
     return posixpath.normpath(posixpath.join(posixpath.dirname(src_uri), path))
-
-
-def links_to(markdown: str, src_uri: str, target_uri: str) -> bool:
-    """Whether the body already links to `target_uri` (both relative to docs/)."""
-    wanted = posixpath.normpath(target_uri)
-    return any(resolve_link(src_uri, m["target"]) == wanted for m in links(markdown))
 
 
 def source_revision(root: str) -> str:
