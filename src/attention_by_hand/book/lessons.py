@@ -136,7 +136,7 @@ def checked_lesson(
     source_path: str,
     titles: Mapping[str, str],
 ) -> str:
-    """Check a lesson against the template; add its "Next" link if the body has none.
+    """Check a lesson against the template; add its "Next" button, to the page `next:` names.
 
     Parameters
     ----------

@@ -708,7 +708,7 @@ class BookPlugin(BasePlugin[BookConfig]):
         return sheets
 
     def _check_lesson(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        """The lesson template check, then the "Next" link if the body has none."""
+        """The lesson template check, then the "Next" button from `next:`."""
         return str(
             self.lib.lessons.checked_lesson(
                 markdown,
