@@ -607,17 +607,14 @@ def lesson_number_problems(
         the captions and alt texts of the figures each page shows, which
         cannot link (a figure shown on several pages, once).
     """
-    found: dict[tuple[str, int, str], LessonNumberProblem] = {}
+    found: list[LessonNumberProblem] = []
     for uri, text in texts.items():
         path = f"{docs_dir}/{uri}"
         for line, problem, renumber in _reference_problems(uri, text, nav_lessons):
-            found.setdefault(
-                (path, line, problem), LessonNumberProblem(path, line, problem, renumber)
-            )
+            found.append(LessonNumberProblem(path, line, problem, renumber))
         if uri.endswith(".md"):
-            for shown in _figure_text_problems(text, nav_lessons):
-                found.setdefault((shown.path, shown.line, shown.problem), shown)
-    return list(found.values())
+            found += [p for p in _figure_text_problems(text, nav_lessons) if p not in found]
+    return found
 
 
 def lesson_numbers_message(problems: Sequence[LessonNumberProblem]) -> str:
