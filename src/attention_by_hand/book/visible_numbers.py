@@ -30,11 +30,13 @@ attributes, attribute lists (``{ .md-button }``), footnote labels and the
 names in ``[[figure: name]]`` markers; digits inside a name (``v2``,
 ``float16``) are not numbers to :data:`~attention_by_hand.book.prose.NUMBER`.
 
-A plain library: no MkDocs, no Sybil, no state.
+A plain library: no MkDocs, no Sybil, no state but a cache of the lesson
+references of the last pages read (:func:`lesson_references`).
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import textwrap
@@ -220,9 +222,16 @@ def lesson_references(text: str) -> list[LessonReference]:
     >>> lesson_references("As [lesson 2](attention-matrix.md) showed, and lessons 1 and 3.")
     [LessonReference(line=1, lesson=2, target='attention-matrix.md', in_comment=False), LessonReference(line=1, lesson=1, target=None, in_comment=False), LessonReference(line=1, lesson=3, target=None, in_comment=False)]
     """
+    return list(_lesson_references(text))
+
+
+@functools.lru_cache(maxsize=64)
+def _lesson_references(text: str) -> tuple[LessonReference, ...]:
+    """:func:`lesson_references`, remembered for the last pages read: a page check reads
+    every page of the book, and the tests check many copies of the book in one process."""
     references = [m.span() for m in LESSON_REFERENCE.finditer(text)]
     if not references:
-        return []
+        return ()
     kinds = _kinds(text, within=references)
     dates = [m.span() for m in _DATE.finditer(text)]
     found = []
@@ -262,7 +271,7 @@ def lesson_references(text: str) -> list[LessonReference]:
                     link,
                 )
             )
-    return found
+    return tuple(found)
 
 
 def notebook_markdown(text: str) -> str:
