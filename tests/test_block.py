@@ -1,15 +1,17 @@
-"""Tests of layer norm and the pre-norm transformer block.
+"""Tests of layer norm, RMSNorm, SwiGLU and the pre-norm transformer block.
 
 Expected numbers come from hand arithmetic in fractions (deviations
-(-3, -1, -1, 5) have variance 9), from ``statistics.pvariance``, and from a
+(-3, -1, -1, 5) have variance 9; the squares of (1, 1, 3, 5) have mean 9;
+the sigmoid of ln 3 is 3/4), from ``statistics.pvariance``, and from a
 plain-Python block written below with lists and ``math``, independent of
 NumPy and of the code under test. The PyTorch cross-checks are in
-tests/test_torch.py.
+tests/test_torch.py, the Hypothesis properties in tests/test_properties.py.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import doctest
 import math
 import statistics
 from fractions import Fraction
@@ -17,11 +19,15 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+import attention_by_hand.block
 from attention_by_hand import (
     BlockParams,
     causal_mask,
     layer_norm,
     multi_head_attention,
+    rms_norm,
+    silu,
+    swiglu,
     transformer_block,
     transformer_block_steps,
 )
@@ -78,6 +84,25 @@ def py_block(x: list[list[float]], p: dict, allowed: list[list[bool]]) -> list[l
     hidden = [[max(0.0, z) for z in py_matvec(r, p["w_1"], p["b_1"])] for r in normed_2]
     mlp = [py_matvec(r, p["w_2"], p["b_2"]) for r in hidden]
     return [[a + b for a, b in zip(r, s, strict=True)] for r, s in zip(after, mlp, strict=True)]
+
+
+def py_rms_norm(row: list[float], gain: list[float], eps: float) -> list[float]:
+    root = math.sqrt(math.fsum(x * x for x in row) / len(row) + eps)
+    return [x / root * g for x, g in zip(row, gain, strict=True)]
+
+
+def py_silu(z: float) -> float:
+    return z / (1.0 + math.exp(-z))
+
+
+def py_swiglu(
+    row: list[float], w_gate: list[list[float]], w_up: list[list[float]], w_down: list[list[float]]
+) -> list[float]:
+    d_ff = len(w_gate[0])
+    gate = py_matvec(row, w_gate, [0.0] * d_ff)
+    up = py_matvec(row, w_up, [0.0] * d_ff)
+    hidden = [py_silu(g) * u for g, u in zip(gate, up, strict=True)]
+    return py_matvec(hidden, w_down, [0.0] * len(w_down[0]))
 
 
 def random_params(rng: np.random.Generator, d: int, d_ff: int, n_heads: int) -> dict:
@@ -169,6 +194,208 @@ def test_layer_norm_bad_input(kwargs: dict, error: type, message: str) -> None:
     arguments = {"x": [[1.0, 2.0, 4.0]]} | kwargs
     with pytest.raises(error, match=message):
         layer_norm(**arguments)
+
+
+# ---------------------------------------------------------------------------
+# rms_norm
+# ---------------------------------------------------------------------------
+
+
+def test_rms_norm_by_hand() -> None:
+    # (1, 1, 3, 5): squares 1, 1, 9, 25 with mean 36/4 = 9, root mean square 3
+    row = [F(1), F(1), F(3), F(5)]
+    assert sum(x * x for x in row) / 4 == 9
+    assert rms_norm([[1.0, 1.0, 3.0, 5.0]], eps=0.0) == close([[x / 3 for x in row]])
+    # nothing is subtracted: the mean of the result is 5/6, not 0
+    assert rms_norm([1.0, 1.0, 3.0, 5.0], eps=0.0).mean() == pytest.approx(5 / 6, rel=1e-15)
+
+
+def test_rms_norm_gain_by_hand() -> None:
+    # (1, 3, 3, 9): squares add up to 100, mean square 25, root 5;
+    # (1/5, 3/5, 3/5, 9/5) times (5, 0, 5, -1) is (1, 0, 3, -9/5)
+    out = rms_norm([1.0, 3.0, 3.0, 9.0], [5.0, 0.0, 5.0, -1.0], eps=0.0)
+    assert out == close([1, 0, 3, F(-9, 5)])
+
+
+def test_rms_norm_eps_is_added_to_the_mean_square() -> None:
+    # mean square 9 plus eps 16 is 25: the entries are divided by 5, not 3
+    assert rms_norm([1.0, 1.0, 3.0, 5.0], eps=16.0) == close([F(1, 5), F(1, 5), F(3, 5), 1])
+
+
+def test_rms_norm_is_layer_norm_on_a_row_with_mean_zero() -> None:
+    # (-3, -1, -1, 5) has mean 0: the variance is the mean square, 9
+    row = [-3.0, -1.0, -1.0, 5.0]
+    assert rms_norm(row, eps=0.0) == close(layer_norm(row, eps=0.0))
+    assert rms_norm(row, eps=0.0) == close([-1, F(-1, 3), F(-1, 3), F(5, 3)])
+
+
+def test_rms_norm_matches_plain_python() -> None:
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((2, 3, 5)) * 4 + 1
+    gain = rng.standard_normal(5)
+    ours = rms_norm(x, gain, eps=1e-3)
+    for index in np.ndindex(2, 3):
+        assert ours[index] == close(py_rms_norm(list(x[index]), list(gain), 1e-3))
+
+
+def test_rms_norm_keeps_float32() -> None:
+    out = rms_norm(np.array([1.0, 1.0, 3.0, 5.0], dtype=np.float32))
+    assert out.dtype == np.float32
+    assert rms_norm([1, 1, 3, 5]).dtype == np.float64
+
+
+def test_rms_norm_of_a_zero_row() -> None:
+    # with eps > 0 a row of zeros gives zeros
+    assert rms_norm([[0.0, 0.0, 0.0]], [2.0, 3.0, 4.0]).tolist() == [[0.0, 0.0, 0.0]]
+    with pytest.raises(
+        ValueError,
+        match=r"^RMS norm with eps=0 divides by the root mean square, and row 1 of its "
+        r"input \(shape \(2, 3\)\) is all zeros\. Use eps > 0",
+    ):
+        rms_norm([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]], eps=0)
+    with pytest.raises(ValueError, match=r"row 0 \(the only row\) of its input \(shape \(2,\)\)"):
+        rms_norm([0.0, 0.0], eps=0.0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"x": 3.0}, ValueError, r"^x must have shape \[\.\.\., d\] with d >= 1; got shape \(\)$"),
+        ({"x": np.ones((2, 0))}, ValueError, r"^x must have shape .*; got shape \(2, 0\)$"),
+        (
+            {"gain": [1.0, 1.0]},
+            ValueError,
+            (
+                r"^gain must have shape \(3,\), one entry per coordinate of x \(shape \(1, 3\)\); "
+                r"got shape \(2,\)$"
+            ),
+        ),
+        ({"eps": -1e-5}, ValueError, r"^eps must be finite and at least 0; got -1e-05$"),
+        ({"eps": math.inf}, ValueError, r"^eps must be finite and at least 0; got inf$"),
+        ({"eps": None}, TypeError, r"^eps must be a real number; got None of type NoneType$"),
+        ({"x": [[1.0, 2.0, 1j]]}, TypeError, r"^x has complex dtype complex128"),
+        ({"x": [[1.0, math.nan, 1.0]]}, ValueError, r"^x must be finite everywhere"),
+        ({"gain": [True, False, True]}, TypeError, r"^gain is boolean; expected real numbers"),
+    ],
+)
+def test_rms_norm_bad_input(kwargs: dict, error: type, message: str) -> None:
+    arguments = {"x": [[1.0, 2.0, 4.0]]} | kwargs
+    with pytest.raises(error, match=message):
+        rms_norm(**arguments)
+
+
+# ---------------------------------------------------------------------------
+# silu and swiglu
+# ---------------------------------------------------------------------------
+
+LN3 = math.log(3.0)
+# The lesson's SwiGLU: z = (ln 3, 1) gives the gate branch (ln 3, 0) and the
+# other branch (2, 5); w_down sends the first hidden unit to (1, -1).
+W_GATE = [[1.0, 0.0], [0.0, 0.0]]
+W_UP = [[0.0, 0.0], [2.0, 5.0]]
+W_DOWN = [[1.0, -1.0], [1.0, 1.0]]
+
+
+def test_silu_by_hand() -> None:
+    # sigmoid(ln 3) = 1 / (1 + 1/3) = 3/4 and sigmoid(-ln 3) = 1 / (1 + 3) = 1/4
+    out = silu([LN3, -LN3, 0.0])
+    assert out == close([F(3, 4) * LN3, F(-1, 4) * LN3, 0])
+    assert silu(np.float32(LN3)).dtype == np.float32
+    assert silu(2).dtype == np.float64
+
+
+def test_silu_of_large_inputs_neither_overflows_nor_warns() -> None:
+    # pytest turns warnings into errors: exp(1000) would overflow in the naive formula
+    out = silu([-1000.0, 1000.0, -745.0])
+    assert out.tolist() == [-0.0, 1000.0, pytest.approx(-745.0 * math.exp(-745.0), abs=1e-300)]
+
+
+def test_silu_matches_plain_python() -> None:
+    z = np.linspace(-30.0, 30.0, 121)
+    assert silu(z) == close([py_silu(t) for t in z])
+
+
+def test_swiglu_by_hand() -> None:
+    # gates (3/4 ln 3, 0) times (2, 5) is (3/2 ln 3, 0); times w_down: (3/2 ln 3, -3/2 ln 3)
+    out = swiglu([LN3, 1.0], W_GATE, W_UP, W_DOWN)
+    assert out == close([F(3, 2) * LN3, F(-3, 2) * LN3])
+    # (-ln 3, 2): gates (-1/4 ln 3, 0) times (4, 10) is (-ln 3, 0): the output (-ln 3, ln 3)
+    assert swiglu([-LN3, 2.0], W_GATE, W_UP, W_DOWN) == close([-LN3, LN3])
+
+
+def test_swiglu_closed_gates_pass_nothing() -> None:
+    # a gate branch of 0 everywhere: SiLU(0) = 0, whatever the other branch holds
+    up = np.arange(6.0).reshape(2, 3)
+    down = np.ones((3, 2))
+    assert swiglu([[4.0, -7.0]], np.zeros((2, 3)), up, down).tolist() == [[0.0, 0.0]]
+
+
+def test_swiglu_matches_plain_python() -> None:
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 3, 4))
+    w_gate, w_up = rng.standard_normal((4, 6)), rng.standard_normal((4, 6))
+    w_down = rng.standard_normal((6, 4))
+    ours = swiglu(x, w_gate, w_up, w_down)
+    assert ours.shape == (2, 3, 4)
+    for index in np.ndindex(2, 3):
+        expected = py_swiglu(list(x[index]), w_gate.tolist(), w_up.tolist(), w_down.tolist())
+        assert ours[index] == close(expected)
+
+
+@pytest.mark.parametrize(
+    ("changes", "error", "message"),
+    [
+        (
+            {"x": np.ones(3)},
+            ValueError,
+            (
+                r"^x must have shape \[\.\.\., d_model\] with d_model=2 \(the rows of w_gate\); "
+                r"got shape \(3,\)$"
+            ),
+        ),
+        ({"x": 1.0}, ValueError, r"^x must have shape \[\.\.\., d_model\] .*got shape \(\)$"),
+        (
+            {"w_up": np.ones((2, 3))},
+            ValueError,
+            (
+                r"^w_up must have shape \(2, 2\) for d_model=2 and d_ff=2 \(the shape of "
+                r"w_gate\); got shape \(2, 3\)$"
+            ),
+        ),
+        ({"w_down": np.ones((2, 3))}, ValueError, r"^w_down must have shape \(2, 2\) .*\(2, 3\)$"),
+        ({"w_gate": np.ones(2)}, ValueError, r"^w_gate must be a matrix \(2-dimensional\)"),
+        (
+            {"w_gate": np.ones((2, 0))},
+            ValueError,
+            r"^w_gate must have shape \[d_model, d_ff\] with both at least 1; got shape \(2, 0\)$",
+        ),
+        ({"w_up": [["a", "b"], ["c", "d"]]}, TypeError, r"^w_up has dtype <U1; expected real"),
+        ({"w_down": np.full((2, 2), np.inf)}, ValueError, r"^w_down must be finite everywhere"),
+        ({"x": [math.nan, 1.0]}, ValueError, r"^x must be finite everywhere"),
+    ],
+)
+def test_swiglu_bad_input(changes: dict, error: type, message: str) -> None:
+    arguments = {"x": [LN3, 1.0], "w_gate": W_GATE, "w_up": W_UP, "w_down": W_DOWN} | changes
+    with pytest.raises(error, match=message):
+        swiglu(**arguments)
+
+
+@pytest.mark.parametrize(
+    ("x", "error", "message"),
+    [
+        ([math.inf], ValueError, r"^x must be finite everywhere"),
+        ([True], TypeError, r"^x is boolean; expected real numbers"),
+    ],
+)
+def test_silu_bad_input(x: list, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        silu(x)
+
+
+def test_the_examples_in_the_docstrings_hold() -> None:
+    result = doctest.testmod(attention_by_hand.block)
+    assert result.attempted > 0
+    assert result.failed == 0
 
 
 # ---------------------------------------------------------------------------

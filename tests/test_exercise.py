@@ -55,7 +55,7 @@ GOOD = """\
   ! 1/3: That is what three equal scores give;
     these scores differ.
   ! 0.125000001: Close, but not a rounding of the answer.
-= output: (7/6, ≈ 0.33)
+= output: (7/6, ≈ 0.33 [0.333333])
 
 = matrix $A$: [[1, 0], [1/2, 1/2]]
 hint: Exponentiate each score first.
@@ -95,7 +95,7 @@ def test_the_parser_reads_every_part_of_an_exercise() -> None:
                 ),
                 13,
             ),
-            Answer("output", read_written_answer("(7/6, ≈ 0.33)"), (), 17),
+            Answer("output", read_written_answer("(7/6, ≈ 0.33 [0.333333])"), (), 17),
             Answer("matrix $A$", read_written_answer("[[1, 0], [1/2, 1/2]]"), (), 19),
         ),
         hints=("Exponentiate each score first.", "Divide each exponential by the total."),
@@ -108,9 +108,9 @@ def test_the_parser_reads_every_part_of_an_exercise() -> None:
     )
     output = parsed.answers[1].answer
     assert output.shape == (2,)
-    assert [(e.value, e.places) for e in output.entries] == [(F(7, 6), None), (F(33, 100), 2)]
+    assert [(e.value, e.places) for e in output.entries] == [(F(7, 6), None), (F(333333, 10**6), 6)]
+    assert output.text == "(7/6, ≈ 0.33)"  # the true value in brackets is not shown
     assert parsed.answers[2].answer.shape == (2, 2)
-    assert parsed.approximate_places == 2
 
 
 def test_keys_are_read_in_any_case_and_hints_and_new_numbers_are_optional() -> None:
@@ -206,6 +206,15 @@ MALFORMED = {
             "of at least 2 places"
         ),
     ),
+    "approximate answer without its true value to 6 places": (
+        Q + "= output: (1, ≈ 0.73 [0.73106])\nsolution: s\n",
+        5,
+        (
+            "the answer 'output' gives ≈ 0.73 to 5 places only; write its true value to at least "
+            "6 places in brackets after it, as in '≈ 0.73 [0.731059]', so that a reader who types "
+            "more places is judged against it"
+        ),
+    ),
     "two answers with one label": (
         Q + "= output: 3\n= output: 4\nsolution: s\n",
         6,
@@ -223,6 +232,16 @@ MALFORMED = {
         Q + "= output: 1/3\n  ! 0.33: rounded\nsolution: s\n",
         6,
         "the mistake '0.33' under 'output' would be accepted as right (the answer is 1/3)",
+    ),
+    "mistake that rounds to an approximate answer": (
+        Q + "= output: ≈ 0.89 [0.894132]\n  ! 0.894: rounded\nsolution: s\n",
+        6,
+        "the mistake '0.894' under 'output' would be accepted as right (the answer is ≈ 0.89)",
+    ),
+    "mistake with a true value that rounds to the answer": (
+        Q + "= output: ≈ 0.89 [0.894132]\n  ! ≈ 0.89 [0.891234]: the same rounding\nsolution: s\n",
+        6,
+        "the mistake '≈ 0.89' under 'output' would be accepted as right (the answer is ≈ 0.89)",
     ),
     "mistake of another shape": (
         Q + "= output: (1, 2)\n  ! 3: a number\nsolution: s\n",
@@ -555,7 +574,10 @@ def test_the_checker_data_holds_every_answer_and_mistake_exactly() -> None:
             },
             {
                 "shape": [2],
-                "entries": [{"value": "7/6", "places": None}, {"value": "33/100", "places": 2}],
+                "entries": [
+                    {"value": "7/6", "places": None},
+                    {"value": "333333/1000000", "places": 6},  # the true value, not 0.33
+                ],
                 "mistakes": [],
             },
             {
@@ -577,15 +599,15 @@ def test_the_rule_sentence_says_what_the_checker_accepts() -> None:
         "at least two decimal places."
     )
     assert sentence("7/6", "(1, 2)") == exact
-    assert sentence("≈ 0.731") == (
-        "Give the answer marked ≈ rounded to 2 to 3 decimal places, or as a fraction."
+    # an answer marked ≈ has no exact form: the sentence offers no fraction
+    assert sentence("≈ 0.731 [0.731059]") == (
+        "Give the answer marked ≈ as a decimal, rounded to at least two decimal places."
     )
-    assert (
-        sentence("≈ 0.73")
-        == "Give the answer marked ≈ rounded to 2 decimal places, or as a fraction."
+    assert sentence("(≈ 0.73 [0.731059], ≈ 0.27 [0.268941])") == (
+        "Give the answers marked ≈ as decimals, rounded to at least two decimal places."
     )
-    assert (
-        sentence("7/6", "(≈ 0.1234, 1)") == exact[:-1] + " (2 to 4 places for an answer marked ≈)."
+    assert sentence("7/6", "(≈ 0.1234 [0.123412], 1)") == exact[:-1] + (
+        "; an answer marked ≈ counts only as such a decimal."
     )
     html = render_exercise(parse_exercise(Q + "= o: 3\nsolution: s\n"), 1, uid="e")
     assert exact in html

@@ -39,9 +39,14 @@ OPENING = re.compile(r"^(`{3,}|~{3,})[ \t]*exercise[ \t]*$", re.IGNORECASE)
 # ---------------------------------------------------------------------------
 
 
+#: The true value an approximate entry carries in brackets, for the checker: ``≈ 0.89 [0.894132]``.
+CARRIED = re.compile(r"(≈\s*[^\s\[\](),]+)\s*\[[^\[\]]*\]")
+
+
 def entries(written: str) -> list[str]:
-    """The texts to type for a written answer: one per entry, row by row, without ``≈``."""
-    inside = written.strip().strip("[]()")
+    """The texts to type for a written answer: one per entry, row by row, as the reader
+    sees them (without ``≈`` and without a true value in brackets)."""
+    inside = CARRIED.sub(r"\1", written).strip().strip("[]()")
     cells = [c for row in re.split(r"\]\s*,\s*\[", inside) for c in row.split(", ")]
     return [c.strip().removeprefix("≈").strip() for c in cells]
 
@@ -134,7 +139,7 @@ CHECK_ALL = """
 ([cases, answer]) => cases.map((typed) => window.abhAnswers.check(typed, answer))
 """
 #: What a reader might type, for texts made at random: digits, signs, spaces and marks.
-ALPHABET = "0123456789" * 3 + "..//,,  -+−eE½⅓¾()[];a\u00a0"
+ALPHABET = "0123456789" * 3 + "..//,,  -+−eE½⅓¾()[];a\u00a0\u202f\u2013\u2010"
 
 
 def python_reading(text: str) -> dict:

@@ -111,12 +111,17 @@ def _demo_weights(name: str) -> dict[str, list[Any]]:
     mask = [0] if spec.causal and not spec.padding else []
     if spec.padding:
         mask = [spec.padding_key]
+    # "scaled by 1/√d_k": the factor the demo applies to the dot products, times √d_k
+    nonzero = result.dots != 0
+    factor = result.scores[nonzero] / result.dots[nonzero]
+    assert np.allclose(factor, factor[0]), "the caption says one factor scales every score"
     return {
         "alt": [n_q, n_k, 0, n_q - 1, 0, n_k - 1, row_sums[0], *rows],
         "caption": [
             *np.ravel(spec.queries),
             *np.ravel(spec.keys),
             spec.d_k,
+            factor[0] * math.sqrt(spec.d_k),
             math.sqrt(spec.d_k) ** 2,
             *mask,
         ],
@@ -522,7 +527,7 @@ def test_integers_comments_quizzes_and_shown_output_are_checked(tmp_path: Path) 
 
 def test_exemptions_are_few_and_named(tmp_path: Path) -> None:
     text = (
-        "1. Since 2017 (arXiv 1706, torch 2.13, Python 3.11) on 2026-11-29: 5 keys.\n"
+        "1. Since 2017 (arXiv 1706, torch 2.13, Python 3.11, GPT-2) on 2026-11-29: 5 keys.\n"
         "See lesson 2 and lessons 1 to 3.\n"
     )
     seen = [(n.number.text, n.kind, n.exemption) for n in page_numbers(text)]
@@ -532,6 +537,7 @@ def test_exemptions_are_few_and_named(tmp_path: Path) -> None:
         ("1706", "prose", "version or identifier"),
         ("2.13", "prose", "version or identifier"),
         ("3.11", "prose", "version or identifier"),
+        ("2", "prose", "version or identifier"),
         ("2026", "prose", "date or year"),
         ("11", "prose", "date or year"),
         ("29", "prose", "date or year"),

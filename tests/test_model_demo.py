@@ -56,7 +56,7 @@ def plain_forward(letters: str) -> tuple[list[list[float]], list[list[float]], l
         out = [sum(row[j] * v[j][c] for j in range(i + 1)) for c in range(2)]
         weights.append(row)
         outputs.append(out)
-        logits.append(times(out, w.w_o[0]))
+        logits.append(times(out, w.w_u[0]))
     return weights, outputs, logits
 
 

@@ -53,9 +53,10 @@ NOTEBOOK = ROOT / "docs" / "notebooks" / "explore.py"
 PAGE = Path("notebooks") / "explore" / "index.html"
 #: mkdocs-jupyter's own page is about 640 KB; the page-weight target is 400 KB
 #: for everything the page loads (benchmarks/bench.py), so its HTML gets well
-#: under half of that. The syntax-highlighted code is most of it: 112 KB with
-#: the cells on the later lessons' ideas (15 KB gzipped).
-HTML_BUDGET = 150_000
+#: under half of that. The syntax-highlighted code is most of it: 174 KB with
+#: the cells on the ideas of every later lesson, to the tiny trained model
+#: (23 KB gzipped).
+HTML_BUDGET = 190_000
 
 
 class _Resources(HTMLParser):

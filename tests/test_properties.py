@@ -1,9 +1,10 @@
 """Hypothesis properties of the reference attention maths.
 
 The expectations are invariants (rows sum to 1, blocked weights are 0,
-shifts and key permutations change nothing they should not) and agreement
-with a plain-Python implementation written below with ``math.exp`` and
-lists, independent of NumPy and of the code under test.
+shifts and key permutations change nothing they should not; an RMSNorm has
+root mean square 1 and ignores a positive scale, a closed SwiGLU gate passes
+nothing) and agreement with a plain-Python implementation written below with
+``math.exp`` and lists, independent of NumPy and of the code under test.
 """
 
 from __future__ import annotations
@@ -18,11 +19,15 @@ from hypothesis.extra import numpy as hnp
 
 from attention_by_hand import (
     attention_weights,
+    layer_norm,
     masked_softmax,
     multi_head_attention,
     online_attention,
     online_attention_steps,
+    rms_norm,
     scaled_dot_product_attention,
+    silu,
+    swiglu,
 )
 
 # Derandomized, no example database, no deadline: the same examples on every
@@ -404,3 +409,77 @@ def test_multi_head_attention_agrees_with_plain_python(
         x_q.tolist(), x_kv.tolist(), [a.tolist() for a in w], n_heads, allowed.tolist()
     )
     np.testing.assert_allclose(out, expected, rtol=1e-10, atol=1e-11)
+
+
+# ---------------------------------------------------------------------------
+# RMSNorm and SwiGLU, the steps of Llama-style blocks
+# ---------------------------------------------------------------------------
+
+
+@st.composite
+def token_rows(draw: st.DrawFn, least_square: float = 1e-3) -> np.ndarray:
+    """Rows [n, d] of moderate entries, each with a mean square of at least `least_square`."""
+    n, d = draw(st.integers(1, 4), label="rows"), draw(st.integers(1, 6), label="width")
+    x = draw(hnp.arrays(np.float64, (n, d), elements=entries), label="x")
+    small = (x * x).mean(axis=-1) < least_square
+    x[small, 0] = 1.0  # a row of (near) zeros gets one entry of 1
+    return x
+
+
+@PROPERTY
+@given(token_rows())
+def test_rms_norm_with_eps_0_and_no_gain_has_root_mean_square_1(x: np.ndarray) -> None:
+    out = rms_norm(x, eps=0.0)
+    np.testing.assert_allclose(np.sqrt((out * out).mean(axis=-1)), 1.0, rtol=1e-13)
+
+
+@PROPERTY
+@given(token_rows(), st.floats(1e-3, 1e3))
+def test_scaling_a_row_by_a_positive_number_leaves_rms_norm_unchanged(
+    x: np.ndarray, c: float
+) -> None:
+    np.testing.assert_allclose(
+        rms_norm(c * x, eps=0.0), rms_norm(x, eps=0.0), rtol=1e-12, atol=1e-14
+    )
+
+
+@PROPERTY
+@given(token_rows(), st.sampled_from([0.0, 1e-5, 0.5]), st.data())
+def test_rms_norm_equals_layer_norm_without_shift_on_rows_of_mean_0(
+    x: np.ndarray, eps: float, data: st.DataObject
+) -> None:
+    centred = x - x.mean(axis=-1, keepdims=True)
+    # a row whose entries were all equal is now 0: give it a mean-0 pair instead
+    flat = np.abs(centred).max(axis=-1) < 1e-3
+    if centred.shape[-1] == 1:
+        flat[:] = False  # width 1: the only mean-0 row is 0 itself
+        eps = eps or 1e-5
+    else:
+        centred[flat, 0], centred[flat, 1] = 1.0, -1.0
+        centred[flat, 2:] = 0.0
+    gain = data.draw(hnp.arrays(np.float64, x.shape[-1], elements=entries), label="gain")
+    np.testing.assert_allclose(
+        rms_norm(centred, gain, eps=eps),
+        layer_norm(centred, gain, eps=eps),
+        rtol=1e-10,
+        atol=1e-12,
+    )
+
+
+@PROPERTY
+@given(st.data(), st.integers(1, 4), st.integers(1, 5))
+def test_swiglu_with_zero_gate_weights_gives_zero(
+    data: st.DataObject, d_model: int, d_ff: int
+) -> None:
+    x = data.draw(hnp.arrays(np.float64, (3, d_model), elements=entries), label="x")
+    w_up = data.draw(hnp.arrays(np.float64, (d_model, d_ff), elements=entries), label="w_up")
+    w_down = data.draw(hnp.arrays(np.float64, (d_ff, d_model), elements=entries), label="w_down")
+    out = swiglu(x, np.zeros((d_model, d_ff)), w_up, w_down)
+    assert np.all(out == 0.0)
+
+
+@PROPERTY
+@given(hnp.arrays(np.float64, st.integers(1, 20), elements=st.floats(-700.0, 700.0)))
+def test_silu_agrees_with_plain_python(z: np.ndarray) -> None:
+    expected = [t / (1.0 + math.exp(-t)) for t in z.tolist()]
+    np.testing.assert_allclose(silu(z), expected, rtol=1e-13, atol=1e-300)

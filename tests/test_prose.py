@@ -24,6 +24,7 @@ from attention_by_hand.book.prose import (  # the private patterns: see their te
     parse_number,
     setup_namespace,
 )
+from attention_by_hand.book.visible_numbers import page_numbers
 
 
 @pytest.mark.parametrize(
@@ -79,6 +80,61 @@ def test_digits_inside_words_are_not_numbers() -> None:
         "40/3",
         "1.5",
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        (r"a quarter turn is $\pi/2$ radians", ["2"]),
+        (r"$x_i$ with $x_{i + d/2}$", ["2"]),
+        (r"$d_k/2$, $n(n + 1)/2$ and $\sqrt{d}/2$", ["2", "1", "2", "2"]),
+        (r"the scale $1/\sqrt{d_k}$, $1/e$ and 1/√4", ["1", "1", "1", "4"]),
+        (r"$-3/\sqrt{9}$", ["-3", "9"]),
+        (r"$\frac{1}{2}$", ["1", "2"]),  # braces never hid a digit
+    ],
+)
+def test_a_number_beside_a_slash_with_no_number_across_it_is_read(
+    text: str, numbers: list[str]
+) -> None:
+    assert [n.text for n in numbers_in(text)] == numbers
+
+
+def test_a_fraction_stays_one_number_beside_a_division() -> None:
+    found = numbers_in("weights 1/2 and 7/6, then $d/2$")
+    assert [(n.text, n.value) for n in found] == [
+        ("1/2", Fraction(1, 2)),
+        ("7/6", Fraction(7, 6)),
+        ("2", Fraction(2)),
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "$x_2$, $v_0$ and q1",  # an index glued to its name, as before
+        "2026/05/01 and 1/2/3 and 1/0",  # dates and runs of slashes: no number
+        "`runs/2/log`, `docs/2-keys.md`, ../2 and n//2",  # paths
+    ],
+)
+def test_digits_of_names_dates_and_paths_beside_a_slash_are_not_numbers(text: str) -> None:
+    assert numbers_in(text) == []
+
+
+def test_addresses_and_link_targets_beside_a_slash_are_not_seen() -> None:
+    text = "[this](https://example.org/abs/1706.03762) and <https://example.org/2/3>.\n"
+    assert page_numbers(text) == []
+
+
+def test_a_changed_number_beside_a_slash_fails_its_claim(tmp_path: Path) -> None:
+    check = (
+        "\n<!-- invisible-code-block: python\nimport math\n\n"
+        'claim("a quarter turn is $\\\\pi/2$ radians", math.pi / math.atan2(1, 0))\n-->\n'
+    )
+    _run_page(tmp_path, "So a quarter turn is $\\pi/2$ radians.\n" + check)
+    with pytest.raises(
+        ClaimError, match=r"line 1: the prose says 3 where the check below it expects 2"
+    ):
+        _run_page(tmp_path, "So a quarter turn is $\\pi/3$ radians.\n" + check)
 
 
 # ---------------------------------------------------------------------------

@@ -56,7 +56,7 @@ def random_weights(
         w_q=rng.normal(size=(heads, d_model, d_k)),
         w_k=rng.normal(size=(heads, d_model, d_k)),
         w_v=rng.normal(size=(heads, d_model, d_v)),
-        w_o=rng.normal(size=(heads, d_v, v)),
+        w_u=rng.normal(size=(heads, d_v, v)),
     )
 
 
@@ -120,16 +120,16 @@ def test_unused_rows_get_exactly_zero_gradient() -> None:
 
 def test_forward_equals_multi_head_attention_on_the_embeddings() -> None:
     # with 2 heads of width 2, d_model = 4 and 4 letters, the model is the core's multi-head
-    # attention on x = E[t] + P[i], with the heads' projections side by side and W_O stacked
+    # attention on x = E[t] + P[i], with the heads' projections side by side and W_U stacked
     rng = np.random.default_rng(5)
     weights = random_weights(rng, heads=2, d_model=4, d_k=2, d_v=2)
     tokens = rng.integers(0, 4, (7, 5))
     run = tiny_model_forward(weights, tokens)
     x = weights.token_embedding[tokens] + weights.position_embedding[:5]
     side = {n: np.concatenate(list(getattr(weights, n)), axis=1) for n in ("w_q", "w_k", "w_v")}
-    w_o = np.concatenate(list(weights.w_o), axis=0)
+    w_u = np.concatenate(list(weights.w_u), axis=0)
     expected = multi_head_attention(
-        x, x, side["w_q"], side["w_k"], side["w_v"], w_o, n_heads=2, allowed=causal_mask(5)
+        x, x, side["w_q"], side["w_k"], side["w_v"], w_u, n_heads=2, allowed=causal_mask(5)
     )
     np.testing.assert_allclose(run.logits, expected, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(run.x, x, rtol=0, atol=0)
@@ -383,8 +383,8 @@ def test_bad_weights_are_refused_naming_the_array() -> None:
     vocabulary = TASK.vocabulary
     with pytest.raises(ValueError, match=r"w_k must have shape \[n_heads, d_model, d_k\]"):
         TinyWeights(vocabulary, **(good | {"w_k": np.zeros((2, 4, 3))}))
-    with pytest.raises(ValueError, match=r"w_o must have shape \[n_heads, d_v, V\] = \(2, 3, 4\)"):
-        TinyWeights(vocabulary, **(good | {"w_o": np.zeros((2, 3, 5))}))
+    with pytest.raises(ValueError, match=r"w_u must have shape \[n_heads, d_v, V\] = \(2, 3, 4\)"):
+        TinyWeights(vocabulary, **(good | {"w_u": np.zeros((2, 3, 5))}))
     with pytest.raises(
         ValueError, match=r"token_embedding must have shape \[V, d_model\] with V = 4"
     ):

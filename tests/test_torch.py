@@ -4,8 +4,10 @@ PyTorch is an independent implementation: where both are given the same
 seeded random inputs they must agree. Its boolean ``attn_mask`` uses our
 policy (True = the key takes part in attention). The later sections check
 part three's functions the same way: layer norm and the block against
-``torch.nn.LayerNorm`` and ``torch.nn.TransformerEncoderLayer``, the
-backward pass against autograd, and grouped-query attention against
+``torch.nn.LayerNorm`` and ``torch.nn.TransformerEncoderLayer``, RMSNorm,
+SiLU and SwiGLU against ``torch.nn.RMSNorm``, ``torch.nn.functional.silu``
+and a Llama-style feed-forward layer of ``torch.nn.Linear``, the backward
+pass against autograd, and grouped-query attention against
 ``scaled_dot_product_attention(..., enable_gqa=True)``.
 
 Torch is never a runtime dependency. The module is skipped with a reason
@@ -31,8 +33,11 @@ from attention_by_hand import (
     layer_norm,
     multi_head_attention,
     online_attention,
+    rms_norm,
     scaled_dot_product_attention,
+    silu,
     sliding_window_mask,
+    swiglu,
     transformer_block,
 )
 
@@ -516,6 +521,76 @@ def test_transformer_block_matches_torch_encoder_layer(case: tuple, masked: bool
 
 
 # ---------------------------------------------------------------------------
+# rms_norm, silu and swiglu against torch.nn
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("eps", [1e-5, 1e-6, 0.3])
+@pytest.mark.parametrize("shape", [(5,), (3, 4), (2, 3, 8)])
+def test_rms_norm_matches_torch(shape: tuple, eps: float) -> None:
+    rng = np.random.default_rng(160)
+    d = shape[-1]
+    x = rng.standard_normal(shape) * 3 + 1
+    gain = rng.standard_normal(d)
+    norm = torch.nn.RMSNorm(d, eps=eps, dtype=torch.float64)
+    with torch.no_grad():
+        norm.weight.copy_(torch.from_numpy(gain))
+        theirs = norm(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(rms_norm(x, gain, eps=eps), theirs, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("precision", list(PRECISION))
+def test_torch_rms_norm_defaults_to_the_machine_epsilon(precision: str) -> None:
+    # what the lesson on the block around attention says of torch.nn.RMSNorm: without eps
+    # it adds the machine epsilon of the type it computes in (float32 for float32 input)
+    dtype, tol = PRECISION[precision]
+    x = np.array([[1e-4, -2e-4, 3e-4], [1.0, 1.0, 3.0]], dtype=dtype)  # a tiny row shows eps
+    with torch.no_grad():
+        theirs = torch.nn.RMSNorm(3, dtype=getattr(torch, precision))(torch.from_numpy(x)).numpy()
+    ours = rms_norm(x, eps=float(np.finfo(dtype).eps))
+    np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
+    assert not np.allclose(rms_norm(x, eps=1e-5)[0], theirs[0], rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("precision", list(PRECISION))
+def test_silu_matches_torch(precision: str) -> None:
+    dtype, tol = PRECISION[precision]
+    z = np.concatenate([np.linspace(-40.0, 40.0, 161), [-1000.0, 1000.0, 0.0]]).astype(dtype)
+    theirs = F.silu(torch.from_numpy(z)).numpy()
+    ours = silu(z)
+    assert ours.dtype == dtype
+    np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize(
+    "shape", [(4,), (3, 4), (2, 5, 8)], ids=lambda s: "x" + "x".join(map(str, s))
+)
+def test_swiglu_matches_a_llama_style_feed_forward_layer(shape: tuple) -> None:
+    """``w2(silu(w1(x)) * w3(x))`` as Llama's reference code writes it, with ``torch.nn.Linear``.
+
+    A Linear layer stores the transpose of the matrix it applies: ``w1`` holds
+    ``w_gate.T``, ``w3`` holds ``w_up.T`` and ``w2`` holds ``w_down.T``.
+    """
+    rng = np.random.default_rng(170)
+    d_model, d_ff = shape[-1], 6
+    x = rng.standard_normal(shape)
+    w_gate, w_up = rng.standard_normal((d_model, d_ff)), rng.standard_normal((d_model, d_ff))
+    w_down = rng.standard_normal((d_ff, d_model))
+    w1, w3 = (torch.nn.Linear(d_model, d_ff, bias=False, dtype=torch.float64) for _ in range(2))
+    w2 = torch.nn.Linear(d_ff, d_model, bias=False, dtype=torch.float64)
+    with torch.no_grad():
+        w1.weight.copy_(torch.from_numpy(w_gate.T))
+        w3.weight.copy_(torch.from_numpy(w_up.T))
+        w2.weight.copy_(torch.from_numpy(w_down.T))
+        tx = torch.from_numpy(x)
+        theirs = w2(F.silu(w1(tx)) * w3(tx)).numpy()
+    np.testing.assert_allclose(swiglu(x, w_gate, w_up, w_down), theirs, rtol=1e-12, atol=1e-12)
+    # the two branches swapped is another function: the gate is not the other branch
+    swapped = swiglu(x, w_up, w_gate, w_down)
+    assert not np.allclose(swapped, theirs)
+
+
+# ---------------------------------------------------------------------------
 # attention_backward against autograd
 # ---------------------------------------------------------------------------
 
@@ -639,7 +714,7 @@ def _tiny_loss_in_torch(weights: dict[str, Any], tokens: np.ndarray, targets: np
     k = torch.einsum("bnd,hde->bhne", x, weights["w_k"])
     v = torch.einsum("bnd,hde->bhne", x, weights["w_v"])
     o = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # [B, h, n, d_v]
-    logits = torch.einsum("bhnv,hvc->bnc", o, weights["w_o"])
+    logits = torch.einsum("bhnv,hvc->bnc", o, weights["w_u"])
     return F.cross_entropy(
         logits.reshape(-1, logits.shape[-1]), torch.from_numpy(targets).reshape(-1), ignore_index=-1
     )
@@ -657,7 +732,7 @@ def test_tiny_model_gradients_match_autograd(heads: int) -> None:
         "w_q": (heads, 4, 2),
         "w_k": (heads, 4, 2),
         "w_v": (heads, 4, 3),
-        "w_o": (heads, 3, 4),
+        "w_u": (heads, 3, 4),
     }
     arrays = {name: rng.standard_normal(shape) for name, shape in shapes.items()}
     tokens = rng.integers(0, 4, (5, 6))
@@ -690,7 +765,7 @@ def test_tiny_model_training_matches_torch_adam() -> None:
         "w_q": (s.n_heads, s.d_model, s.d_k),
         "w_k": (s.n_heads, s.d_model, s.d_k),
         "w_v": (s.n_heads, s.d_model, s.d_v),
-        "w_o": (s.n_heads, s.d_v, 4),
+        "w_u": (s.n_heads, s.d_v, 4),
     }
     leaves = {
         name: torch.from_numpy(rng.normal(0.0, s.init_scale, shape)).requires_grad_()

@@ -7,7 +7,8 @@
  *
  *   window.abhAnswers.read(text)          -> {value: {n, d}, places} or {problem}
  *   window.abhAnswers.judge(reading, expected) -> "right" | "not yet" |
- *                                            "fewer places" | "more places"
+ *                                            "fewer places" | CUT_OFF | AS_DECIMAL
+ *                                            (the near misses are their own message)
  *   window.abhAnswers.check(texts, answer) -> {right, entries, mistake}
  *   window.abhAnswers.rational(n, d), add, times, divide, equal, text:
  *                                            the exact rationals ({n, d} of BigInt,
@@ -15,14 +16,19 @@
  *
  * `answer` is what the build writes into each exercise's JSON (and what a
  * generator of fresh numbers makes): {shape, entries: [{value: "n/d",
- * places: P or null}], mistakes: [{entries: [...]}]}. Nothing is stored or sent.
+ * places: P or null}], mistakes: [{entries: [...]}]}: for an approximate entry
+ * (written "≈ d [X]") value is X, the true value, and P its places. Nothing is
+ * stored or sent.
  */
 (function () {
   "use strict";
 
-  var MINUS = "\u2212";
-  var SIGNS = "-+" + MINUS;
+  /* a minus: the hyphen-minus, U+2212, and the dashes a phone may put for it
+   * (U+2010 hyphen, U+2011 non-breaking hyphen, U+2012 figure dash, U+2013 en dash) */
+  var MINUSES = "-\u2212\u2010\u2011\u2012\u2013";
+  var SIGNS = MINUSES + "+";
   var SPACE = " \t\n\r\f\v\u00a0\u2007\u2009\u202f";
+  var GROUP_SPACES = " \u00a0\u2007\u2009\u202f";
   var VULGAR = {
     "\u00bd": [1, 2], "\u2153": [1, 3], "\u2154": [2, 3], "\u00bc": [1, 4], "\u00be": [3, 4],
     "\u2155": [1, 5], "\u2156": [2, 5], "\u2157": [3, 5], "\u2158": [4, 5], "\u2159": [1, 6],
@@ -39,20 +45,26 @@
   var TOO_LONG = "too long to check: type at most " + MAX_DIGITS + " digits and an exponent of at most " +
     MAX_DIGITS;
   var FEWER_PLACES = "give at least two decimal places";
+  var CUT_OFF = "close: round the last place, do not cut the number off";
+  var AS_DECIMAL = "give this answer as a decimal: one marked \u2248 has no short exact form";
 
   var S = "[" + SPACE + "]";
   var WHOLE = "(?:[1-9][0-9]{0,2}(?:,[0-9]{3})+|[0-9]+)";
   var PLAIN = "(?:" + WHOLE + "\\.[0-9]*|\\.[0-9]+|" + WHOLE + ")";
+  var GROUPED = "(?:[1-9][0-9]{0,2}(?:[" + GROUP_SPACES + "][0-9]{3})+(?:\\.[0-9]*)?)";
   var NUMBER = new RegExp(
     "^(?:([" + SIGNS + "])?" + S + "*" +
-    "(?:([0-9]*)([" + Object.keys(VULGAR).join("") + "])" +
+    "(?:([0-9]*)" + S + "*([" + Object.keys(VULGAR).join("") + "])" +
     "|(" + PLAIN + ")" + S + "*/" + S + "*(" + PLAIN + ")" +
-    "|(" + PLAIN + ")(?:[eE]([" + SIGNS + "]?[0-9]+))?))$"
+    "|(" + GROUPED + "|" + PLAIN + ")(?:[eE]([" + SIGNS + "]?[0-9]+))?" +
+    "|([0-9]+)" + S + "+([0-9]+)/([0-9]+)))$"
   );
   var COMMA = new RegExp("^[" + SIGNS + "]?" + S + "*[0-9]*,[0-9]+$");
   var SEPARATOR = new RegExp(S + "*[,;]" + S + "*");
   var SPACES = new RegExp(S + "+");
   var BRACKETS = { "(": ")", "[": "]", "{": "}" };
+  var GROUP_MARKS = new RegExp("[," + GROUP_SPACES + "]", "g");
+  var TO_HYPHEN_MINUS = new RegExp("[" + MINUSES + "]", "g");
 
   /* ---- exact rationals --------------------------------------------------- */
 
@@ -91,9 +103,9 @@
     return s.slice(start, end);
   }
 
-  /* (value, places) of an unsigned integer or decimal: 1,000  0.25  .5  2. */
+  /* (value, places) of an unsigned integer or decimal: 1,000  102 400  0.25  .5  2. */
   function plain(s) {
-    var digits = s.split(",").join("");
+    var digits = s.replace(GROUP_MARKS, "");
     var dot = digits.indexOf(".");
     if (dot < 0) return { value: rational(BigInt(digits), 1n), places: null };
     var whole = digits.slice(0, dot), decimals = digits.slice(dot + 1);
@@ -110,14 +122,20 @@
       "or a decimal (0.25)";
   }
 
+  /* typed without one pair of brackets around it: (1/3) is 1/3 */
+  function unbracketed(typed) {
+    if (typed.length > 1 && BRACKETS[typed[0]] !== undefined &&
+        typed[typed.length - 1] === BRACKETS[typed[0]]) {
+      return strip(typed.slice(1, -1));
+    }
+    return typed;
+  }
+
   function whyUnreadable(typed) {
     if (COMMA.test(typed)) {
       return COMMA_DECIMAL + ": type " + typed.split(",").join(".") + ", not " + typed;
     }
-    var inside = typed;
-    if (BRACKETS[typed[0]] !== undefined && typed[typed.length - 1] === BRACKETS[typed[0]]) {
-      inside = strip(typed.slice(1, -1));
-    }
+    var inside = unbracketed(typed);
     var splits = [inside.split(SEPARATOR), inside.split(SPACES)];
     for (var k = 0; k < splits.length; k++) {
       var parts = splits[k];
@@ -132,11 +150,18 @@
     if (typeof raw !== "string") throw new TypeError("read() reads a string; got " + typeof raw);
     var typed = strip(raw);
     if (!typed) return { problem: EMPTY };
-    var m = NUMBER.exec(typed);
+    var m = NUMBER.exec(unbracketed(typed));
     if (m === null) return { problem: whyUnreadable(typed) };
     if ((typed.match(/[0-9]/g) || []).length > MAX_DIGITS) return { problem: TOO_LONG };
-    var sign = m[1] === "-" || m[1] === MINUS ? -1n : 1n;
+    if (m[8] && !(0n < BigInt(m[9]) && BigInt(m[9]) < BigInt(m[10]))) {
+      return { problem: whyUnreadable(typed) }; /* not a proper fraction */
+    }
+    var sign = m[1] && MINUSES.indexOf(m[1]) >= 0 ? -1n : 1n;
     var signed = function (r) { return rational(sign * r.n, r.d); };
+    if (m[8]) { /* a mixed number: a whole number and a proper fraction */
+      var mixed = add(rational(BigInt(m[8]), 1n), rational(BigInt(m[9]), BigInt(m[10])));
+      return { value: signed(mixed), places: null };
+    }
     if (m[3]) {
       var v = VULGAR[m[3]];
       var whole = rational(m[2] ? BigInt(m[2]) : 0n, 1n);
@@ -149,7 +174,7 @@
     }
     var read6 = plain(m[6]);
     if (m[7] === undefined) return { value: signed(read6.value), places: read6.places };
-    var exponent = BigInt(m[7].replace(MINUS, "-").replace("+", ""));
+    var exponent = BigInt(m[7].replace(TO_HYPHEN_MINUS, "-").replace("+", ""));
     if (abs(exponent) > BigInt(MAX_DIGITS)) return { problem: TOO_LONG };
     var scale = exponent >= 0n ? rational(10n ** exponent, 1n) : rational(1n, 10n ** -exponent);
     var places = Math.max(0, (read6.places || 0) - Number(exponent));
@@ -158,22 +183,29 @@
 
   /* ---- the rule ---------------------------------------------------------- */
 
-  var RIGHT = "right", NOT_YET = "not yet", FEWER = "fewer places", MORE = "more places";
+  var RIGHT = "right", NOT_YET = "not yet", FEWER = "fewer places";
 
-  function morePlaces(places) { return "give at most " + places + " decimal places"; }
+  /* x with its decimals after `places` dropped (towards 0): 11/3, 2 places: 3.66 */
+  function cutOff(x, places) {
+    var scale = 10n ** BigInt(places);
+    var kept = abs(x.n) * scale / x.d; /* BigInt division truncates */
+    return rational(x.n < 0n ? -kept : kept, scale);
+  }
 
   /* `expected`: {value: {n, d}, places: P or null}, as answers.py's Expected. */
   function judge(typed, expected) {
-    var value = typed.value, x = expected.value, written = expected.places;
-    if (written === null || written === undefined) {
-      if (equal(value, x)) return RIGHT;
-      if (typed.places === null || !within(value, x, typed.places)) return NOT_YET;
-      return typed.places >= MIN_PLACES ? RIGHT : FEWER;
+    var value = typed.value, x = expected.value;
+    var carried = expected.places === undefined ? null : expected.places;
+    if (typed.places === null) { /* an integer or a fraction: exact */
+      if (carried === null) return equal(value, x) ? RIGHT : NOT_YET;
+      return within(value, x, MIN_PLACES) ? AS_DECIMAL : NOT_YET;
     }
-    var places = typed.places === null ? written : typed.places;
-    if (places > written) return within(value, x, written) ? MORE : NOT_YET;
-    if (!within(value, x, places)) return NOT_YET;
-    return places >= MIN_PLACES ? RIGHT : FEWER;
+    if (carried === null && equal(value, x)) return RIGHT;
+    /* beyond the places an approximate answer carries, nothing finer is known */
+    var places = carried === null ? typed.places : Math.min(typed.places, carried);
+    if (within(value, x, places)) return typed.places >= MIN_PLACES ? RIGHT : FEWER;
+    if (typed.places > 0 && equal(value, cutOff(x, typed.places))) return CUT_OFF;
+    return NOT_YET;
   }
 
   function expectedOf(entry) {
@@ -221,11 +253,11 @@
     times: times,
     divide: divide,
     equal: equal,
-    morePlaces: morePlaces,
     RIGHT: RIGHT,
     NOT_YET: NOT_YET,
     FEWER: FEWER,
-    MORE: MORE,
-    FEWER_PLACES: FEWER_PLACES
+    FEWER_PLACES: FEWER_PLACES,
+    CUT_OFF: CUT_OFF,
+    AS_DECIMAL: AS_DECIMAL
   };
 })();

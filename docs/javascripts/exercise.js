@@ -37,7 +37,6 @@
     if (status === A.RIGHT) return "right";
     if (status === A.NOT_YET) return "not yet right";
     if (status === A.FEWER) return A.FEWER_PLACES;
-    if (status === A.MORE) return A.morePlaces(places);
     return status; /* the reader's problem: "type a number", "use a dot for decimals" ... */
   }
 

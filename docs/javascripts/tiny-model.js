@@ -15,7 +15,7 @@
  *   weights   = softmax of each row: subtract its largest score,
  *               exponentiate, divide by the sum; keys j > i get exactly 0
  *   output    = weights @ v                           for each head
- *   logits_i  = sum over heads of output_i W_O[h]
+ *   logits_i  = sum over heads of output_i W_U[h]   (W_U: the unembedding)
  *   predicted = the letter with the largest logit (the first, on a tie)
  *
  * Every number cell keeps its unrounded value in data-value (String(x), the
@@ -82,7 +82,7 @@
       for (var letter = 0; letter < V; letter++) {
         var sum = 0;
         for (var g = 0; g < heads; g++) {
-          for (var u = 0; u < outputs[g][p].length; u++) sum += outputs[g][p][u] * W.w_o[g][u][letter];
+          for (var u = 0; u < outputs[g][p].length; u++) sum += outputs[g][p][u] * W.w_u[g][u][letter];
         }
         z.push(sum);
       }
@@ -155,7 +155,7 @@
         body += "</tr>";
       }
       parts.push(table(uid + "-weights-" + h,
-        "Weights" + (heads > 1 ? " of head " + h : "") +
+        "Attention weights" + (heads > 1 ? " of head " + h : "") +
           ": query i (position and letter) may attend keys 0 to i",
         '<tr><th scope="col">query</th>' + keys + "</tr>", body, "abh-demo-weights"));
     }
@@ -183,7 +183,7 @@
         predicted + '">' + predicted + ' <span class="abh-tag">(' + verdict + ")</span></td></tr>";
     }
     parts.push(table(uid + "-predictions",
-      "Each position\u2019s head output, its logits (the output times W_O) and the " +
+      "Each position\u2019s head output, its logits (the output times W_U) and the " +
         "prediction, the letter with the largest logit",
       '<tr><th scope="col" rowspan="2">position</th>' + headCols +
         '<th scope="colgroup" colspan="' + vocabulary.length + '">logits</th>' +

@@ -309,12 +309,16 @@ show_row(scores, values, causal, name="lesson-2-masked")
 # ## Further: ideas from the later lessons
 #
 # The later lessons build on the same arithmetic. The cells below try some
-# of their main ideas: where the causal triangle sits when there are fewer
-# queries than keys, several heads, the online softmax and the KV cache.
+# of their main ideas, each under the title of the lesson it comes from:
+# where the causal triangle sits when there are fewer queries than keys,
+# several heads, the online softmax, the KV cache, rotary position
+# embeddings, the transformer block, gradients, shared keys and values with a
+# sliding window, and a tiny trained model.
 #
 # ### Where the causal triangle sits
 #
-# With 2 queries over 3 keys, `causal_mask` can put the triangle in two
+# From the lesson "Every row at once: Q, K and V from token vectors". With 2
+# queries over 3 keys, `causal_mask` can put the triangle in two
 # places. Aligned top-left, like PyTorch's `is_causal`, query 0 sees key 0
 # only and query 1 sees keys 0 and 1. Aligned bottom-right, the queries are
 # the last positions of the sequence, as in a decoder that keeps a cache:
@@ -338,6 +342,7 @@ claim("query 0 sees keys 0 and 1, and query 1 sees all 3 keys", q0, seen0, q1, l
 # %% [markdown]
 # ### Two heads look at different keys
 #
+# From the lesson "Several heads: multi-head attention by hand".
 # `multi_head_attention` projects the tokens into queries, keys and values,
 # splits their columns into heads, runs attention in each head on its own
 # columns, puts the heads' outputs side by side and multiplies them by
@@ -349,12 +354,12 @@ claim("query 0 sees keys 0 and 1, and query 1 sees all 3 keys", q0, seen0, q1, l
 # query looks mostly at key 0 in one head and at key 1 in the other.
 
 # %%
-def multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads, scale=None):
+def multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads, scale=None, allowed=None):
     """Heads on equal slices of the projected columns, joined, then projected by w_o."""
     q, k, v = x_q @ w_q, x_kv @ w_k, x_kv @ w_v  # [n_q, d], [n_k, d], [n_k, d]
     width = q.shape[1] // n_heads
     columns = [slice(h * width, (h + 1) * width) for h in range(n_heads)]
-    joined = np.hstack([attention(q[:, c], k[:, c], v[:, c], scale=scale) for c in columns])
+    joined = np.hstack([attention(q[:, c], k[:, c], v[:, c], allowed, scale) for c in columns])
     return joined @ w_o  # [n_q, d]
 
 
@@ -391,6 +396,8 @@ claim("mostly at key 0 in one head and at key 1", np.argmax(rows, axis=1))
 # %% [markdown]
 # ### One block of keys at a time
 #
+# From the lesson "Attention one block at a time: the online softmax behind
+# FlashAttention".
 # `online_softmax_steps` goes through the keys of that same row in blocks
 # and carries three things for the query: the running maximum $m$ of the
 # scores, the running sum $l$ of the exponentials measured from that
@@ -456,7 +463,8 @@ claim("every block size: 1, 2 or 3", list(sizes))
 # %% [markdown]
 # ### A KV cache, one token at a time
 #
-# A decoder produces its tokens one at a time. At step $t$ it computes one
+# From the lesson "Generating one token at a time: the KV cache". A decoder
+# produces its tokens one at a time. At step $t$ it computes one
 # new query, appends the new key and value to a cache, and lets the query
 # attend to everything in the cache: keys 0 to $t$, exactly the keys that
 # row $t$ of a causal mask allows. (One query over the whole cache is the
@@ -499,6 +507,299 @@ claim(
     "over the 4 steps, instead of 4",
     recomputed[-1] - t, recomputed, sum(recomputed), len(q), len(cache_k),
 )  # fmt: skip
+
+# %% [markdown]
+# ### Rotary embeddings: a score that sees only the offset
+#
+# From the lesson "Where is each token? Position and rotary embeddings". A
+# rotary embedding splits a query or a key into pairs of coordinates,
+# $(x_0, x_1)$, $(x_2, x_3)$ and so on, and turns pair $i$ of the token at
+# position $m$ by the angle $m\,\theta_i$, with $\theta_i = 10000^{-2i/d}$
+# radians: for a width of $d$ = 4, the two pairs turn by 1 and 1/100 radian
+# per position. Below, the query (1, 2, 2, 0) at position $m$ meets the key
+# (2, 0, 1, 1) at position $m + t$, for the offsets $t$ = 0 to 4, with the
+# query at 0, at 5 and at 40. The three rows are the same: the score depends
+# on the offset alone. At the offset 0 it is the plain dot product, 4.
+
+# %%
+def rotary(x, m, theta):
+    """The vector x of the token at position m, its pair i turned by the angle m * theta[i]."""
+    a, b = x[0::2], x[1::2]  # the pairs (x0, x1), (x2, x3), ...
+    cos, sin = np.cos(m * theta), np.sin(m * theta)
+    return np.column_stack([a * cos - b * sin, a * sin + b * cos]).ravel()
+
+
+theta = 10000.0 ** (-np.arange(0, 4, 2) / 4)  # d = 4: one angle per pair
+query, key = np.array([1.0, 2.0, 2.0, 0.0]), np.array([2.0, 0.0, 1.0, 1.0])
+for m in (0, 5, 40):
+    scores_by_offset = [rotary(query, m, theta) @ rotary(key, m + t, theta) for t in range(5)]
+    print(f"query at {m}, offsets 0 to 4:", np.round(scores_by_offset, 4))
+
+# %% tags=["book-check"]
+import attention_by_hand as abh
+
+width = len(query)
+base = theta[1] ** (-width / 2)  # theta_1 = base ** (-2 / d)
+starts, offsets = (0, 5, 40), range(5)
+table = np.array([[rotary(query, m, theta) @ rotary(key, m + t, theta) for t in offsets]
+                  for m in starts])  # fmt: skip
+assert np.allclose(table, table[0], rtol=0, atol=1e-12), table  # every row the same
+for m, n in [(0, 3), (5, 1), (40, 44), (3, 0)]:
+    assert np.allclose(rotary(query, m, theta), abh.rotary_embedding(query[None], [m])[0])
+    theirs = abh.rotary_embedding(query[None], [m]) @ abh.rotary_embedding(key[None], [n]).T
+    assert np.isclose(rotary(query, m, theta) @ rotary(key, n, theta), theirs[0, 0])
+assert np.allclose(theta, abh.rotary_frequencies(width), rtol=1e-15, atol=0)  # its default base
+claim("$\\theta_i = 10000^{-2i/d}$", base)
+claim("$d$ = 4, the two pairs turn by 1 and 1/100 radian", width, theta)
+claim("the\nquery (1, 2, 2, 0) at position $m$ meets the key (2, 0, 1, 1)", query, key)
+claim("the offsets $t$ = 0 to 4, with the query at 0, at 5 and at 40",
+      offsets[0], offsets[-1], starts)
+claim("At the\noffset 0 it is the plain dot product, 4", offsets[0], query @ key)
+assert np.isclose(table[0, 0], query @ key, rtol=0, atol=1e-12)
+
+# %% [markdown]
+# ### One transformer block
+#
+# From the lesson "The block around attention: residual paths, layer norm and
+# the MLP". A pre-norm block adds two changes to each token's vector $x$:
+# $h = x + \operatorname{Attn}(\operatorname{LN}(x))$, then
+# $y = h + \operatorname{MLP}(\operatorname{LN}(h))$. The layer norm LN
+# rescales each vector to mean 0 and variance 1 (here with $\varepsilon$ = 0,
+# and no learned gain or shift), and this MLP is $\max(0, z W_1 + b_1)\, W_2$.
+# The cell runs that lesson's block, one head under a causal mask, on its
+# tokens (0, 2, 2, 8) and (1, 3, 1, 3). Token 1 comes out as (4, 6, −1, −1):
+# its input, plus the change (3, 1, −2, −4) that attention added, plus the
+# MLP's (0, 2, 0, 0). With $W_O$ = 0 attention adds nothing, and token 0
+# leaves the block as it came in, carried by the residual paths.
+
+# %%
+def layer_norm(z, eps=1e-5):
+    """Each row minus its mean, divided by its standard deviation."""
+    return (z - z.mean(-1, keepdims=True)) / np.sqrt(z.var(-1, keepdims=True) + eps)
+
+
+def block(x, w_q, w_k, w_v, w_o, w_1, b_1, w_2, allowed, eps=1e-5):
+    """One pre-norm block with one head: h = x + Attn(LN(x)), then y = h + MLP(LN(h))."""
+    z = layer_norm(x, eps)
+    h = x + attention(z @ w_q, z @ w_k, z @ w_v, allowed) @ w_o  # the first residual sum
+    return h + np.maximum(layer_norm(h, eps) @ w_1 + b_1, 0) @ w_2  # the second
+
+
+x = np.array([[0.0, 2, 2, 8], [1, 3, 1, 3]])  # two tokens
+zero, w_v, w_o = np.zeros((4, 4)), 3 * np.eye(4), np.diag([-1.0, 1, 1, -1])
+w_1 = np.array([[1.0, 0], [0, 1], [0, 0], [1, 0]])
+b_1, w_2 = np.array([-1.0, 0]), np.array([[1.0, 0, 0, -1], [0, 2, 0, 0]])
+mlp = w_1, b_1, w_2
+print(block(x, zero, zero, w_v, w_o, *mlp, causal_mask(2), eps=0))
+print(block(x, zero, zero, w_v, zero, *mlp, causal_mask(2), eps=0))  # W_O = 0
+
+# %% tags=["book-check"]
+params = abh.BlockParams(1, zero, zero, w_v, w_o, w_1, w_2, b_1=b_1, eps=0.0)
+steps = abh.transformer_block_steps(x, params, allowed=abh.causal_mask(2))
+ours = block(x, zero, zero, w_v, w_o, *mlp, causal_mask(2), eps=0)
+assert np.allclose(ours, steps.output, **close)
+unchanged = block(x, zero, zero, w_v, zero, *mlp, causal_mask(2), eps=0)
+no_attention = abh.BlockParams(1, zero, zero, w_v, zero, w_1, w_2, b_1=b_1, eps=0.0)
+theirs = abh.transformer_block(x, no_attention, allowed=causal_mask(2))
+assert np.allclose(unchanged, theirs, **close)
+for eps in (0.0, 1e-5):  # the notebook's layer norm is the package's
+    assert np.allclose(layer_norm(x, eps), abh.layer_norm(x, eps=eps), **close)
+normed = layer_norm(x, 0.0)
+claim("rescales each vector to mean 0 and variance 1",
+      round(float(np.abs(normed.mean(-1)).max()), 12), round(float(normed.var(-1).mean()), 12))
+claim("$\\varepsilon$ = 0", params.eps)
+claim("$\\max(0, z W_1 + b_1)\\, W_2$", steps.hidden.min())  # the ReLU's floor
+token = 1
+claim("on its tokens (0, 2, 2, 8) and (1, 3, 1, 3). Token 1\ncomes out as (4, 6, −1, −1)",
+      x, token, steps.output[token])
+claim("plus the change (3, 1, −2, −4) that\nattention added, plus the MLP's (0, 2, 0, 0)",
+      steps.attention[token], steps.mlp[token])
+assert np.allclose(steps.output, x + steps.attention + steps.mlp, **close)
+carried = int(np.flatnonzero((unchanged == x).all(axis=1))[0])  # comes out as it went in
+claim("With $W_O$ = 0 attention adds\nnothing, and token 0", zero.max(), carried)
+
+# %% [markdown]
+# ### A gradient, checked by nudging
+#
+# From the lesson "How attention learns: gradients by hand". Write $dX$ for
+# the gradient of a loss with respect to $X$. From $dO$, for the output
+# $O = AV$ of the weights $A$ and the values $V$, the chain rule gives
+# $dV = A^\top dO$ and $dA = dO\, V^\top$; through the softmax, score $i$ of a
+# row of weights $a$ gets $dS_i = a_i\,(dA_i - \sum_j a_j\, dA_j)$; and with
+# the scale $c$, $dQ = c\, dS\, K$ and $dK = c\, dS^\top Q$. A gradient
+# predicts how the loss changes when one input changes a little, so it can be
+# tested: nudge each entry up and down by $h$ = 10⁻⁶ and divide the change of
+# the loss by $2h$. Below, 3 queries, keys and values of width 2 are drawn at
+# random, and the loss is the sum of the output's entries, each times the
+# matching entry of a random $dO$. The formulas and the nudges agree within
+# 10⁻⁸.
+
+# %%
+def attention_gradients(q, k, v, d_out, scale):
+    """dQ, dK and dV, from d_out, the gradient with respect to the output."""
+    a = attention_weights(q, k, scale=scale)
+    d_a = d_out @ v.T
+    d_s = a * (d_a - (d_a * a).sum(axis=-1, keepdims=True))  # through the softmax
+    return scale * d_s @ k, scale * d_s.T @ q, a.T @ d_out
+
+
+qkv, d_out = np.split(np.random.default_rng(3).normal(size=(4, 3, 2)), [3])  # [3, 3, 2], [1, 3, 2]
+scale, h, tolerance = 1 / math.sqrt(2), 1e-6, 1e-8
+formulas = np.array(attention_gradients(*qkv, d_out[0], scale))  # dQ, dK, dV: [3, 3, 2]
+nudges = np.zeros_like(qkv)
+for i in np.ndindex(qkv.shape):  # every entry of q, k and v
+    step = np.zeros_like(qkv)
+    step[i] = h
+    up, down = [(attention(*x, scale=scale) * d_out[0]).sum() for x in (qkv + step, qkv - step)]
+    nudges[i] = (up - down) / (2 * h)
+print("dK =", formulas[1].round(4).tolist())
+print("the formulas and the nudges agree:", np.allclose(formulas, nudges, rtol=0, atol=tolerance))
+
+# %% tags=["book-check"]
+theirs = abh.attention_backward(*qkv, d_out[0], scale=scale)
+assert np.allclose(formulas, np.array(theirs), rtol=1e-12, atol=1e-14)
+assert np.abs(formulas - nudges).max() < tolerance
+claim("nudge\neach entry up and down by $h$ = 10⁻⁶", h)
+claim("Below, 3 queries, keys and values of width 2", *qkv.shape[1:])
+assert qkv.shape[0] == 3  # queries, keys and values
+claim("agree within 10⁻⁸", tolerance)
+
+# %% [markdown]
+# ### Sharing keys and values, and a sliding window
+#
+# From the lesson "Sharing keys and values: multi-query, grouped-query and
+# sliding windows". In grouped-query attention, query heads share key/value
+# heads: with 4 query heads and 2 key/value heads, query heads 0 and 1 read
+# key/value head 0, and query heads 2 and 3 read key/value head 1. That is
+# multi-head attention whose key and value columns are copied for each query
+# head that reads them, so the cell runs `multi_head_attention` on copies.
+# What changes is the cache: per token, this layer keeps 8 numbers (2 keys and
+# 2 values of width 2), where 4 key/value heads would keep 16. The mask is a
+# sliding window of 3: each query sees its own key and at most the 2 before
+# it, so a decoder needs only the last 3 tokens.
+
+# %%
+rng = np.random.default_rng(11)
+x = rng.normal(size=(5, 8))  # 5 tokens of width 8
+w_q, w_o = rng.normal(size=(2, 8, 8))  # 4 query heads of width 2
+w_k, w_v = rng.normal(size=(2, 8, 4))  # 2 key/value heads of width 2
+copied = [0, 1, 0, 1, 2, 3, 2, 3]  # the key/value columns each query head reads
+window = causal_mask(5) & ~np.tri(5, k=-3, dtype=bool)  # query i sees keys i - 2 to i
+out = multi_head_attention(x, x, w_q, w_k[:, copied], w_v[:, copied], w_o, 4, allowed=window)
+print(window.astype(int))
+print("cached per token:", w_k.shape[1] + w_v.shape[1], "numbers, not", 2 * len(copied))
+
+# %% tags=["book-check"]
+n_heads, kv_heads, head_width, size = 4, 2, 2, 3
+theirs = abh.multi_head_attention(
+    x, x, w_q, w_k, w_v, w_o, n_heads=n_heads, kv_heads=kv_heads, allowed=window
+)
+assert np.allclose(out, theirs, rtol=1e-12, atol=1e-12)
+assert np.array_equal(window, abh.sliding_window_mask(len(x), window=size))
+assert w_k.shape[1] == kv_heads * head_width and w_q.shape[1] == n_heads * head_width
+readers = [i // (n_heads // kv_heads) for i in range(n_heads)]
+assert copied == [readers[i] * head_width + c for i in range(n_heads) for c in range(head_width)]
+cached = {g: 2 * g * head_width for g in (kv_heads, n_heads)}  # keys and values per token
+claim("with 4 query heads and 2 key/value heads, query heads 0 and 1 read\nkey/value head 0, "
+      "and query heads 2 and 3 read key/value head 1", n_heads, kv_heads,
+      0, 1, readers[1], 2, 3, readers[3])
+assert readers == [0, 0, 1, 1]
+claim("this layer keeps 8 numbers (2 keys\nand 2 values of width 2), where 4 key/value heads would "
+      "keep 16", cached[kv_heads], kv_heads, kv_heads, head_width, n_heads, cached[n_heads])
+claim("a sliding window of 3: each query sees its own key and at most the 2\nbefore it, so a "
+      "decoder needs only the last 3 tokens", size, size - 1, size)
+assert window.sum(axis=1).max() == size
+
+# %% [markdown]
+# ### A tiny model that learned to look back
+#
+# From the lesson "Attention that learned: a tiny model trained by hand". The
+# model reads a sequence of up to 6 of the letters a, b, c and d, and at every
+# position from 1 on it must name the letter just before. Each letter becomes
+# its row of a token embedding $E$ plus the row of a position embedding $P$
+# for its place; one causal head, with queries, keys and values of width 2,
+# mixes the values, and $W_O$ turns each mixture into one score per letter,
+# whose largest is the prediction. The cell copies the 72 weights that lesson
+# trained, as it prints them, rounded to 1 decimal place, and runs the model.
+# On `dbdabc`, each query from 1 on puts most of its weight on the key one
+# position back, and the predictions at positions 1 to 5 are the letters
+# before them. Position 0 has nothing before it: what the model says there is
+# not checked. Try your own letters.
+
+# %%
+trained = """
+-1.2 -0.6  1.2 -0.8
+ 1.3  0.3 -0.8  1.7
+-1.7 -0.3 -0.2  1.4
+ 1.8 -0.2  0.6 -1.2
+
+-1.4  1.1 -1.8 -0.7
+ 0.2  1.6  0.8  0.4
+-0.1 -1.1 -0.5 -0.1
+ 0.2  0.5  1.5  1.4
+ 1.3 -2.3  1.0  0.1
+-0.4 -0.1  0.9  3.4
+
+-0.2 -0.4
+-0.6  1.8
+-0.9  0.0
+-0.4 -0.5
+
+ 0.0 -0.3
+ 1.2  0.1
+ 0.4 -1.1
+ 0.1 -0.6
+
+-1.5 -2.1
+ 0.1 -0.5
+-0.8  1.7
+ 2.5 -1.1
+
+-1.0  1.0  2.3 -2.3
+ 2.5 -2.1  0.6 -0.6
+"""  # E (a row per letter), P (a row per position), W_Q, W_K, W_V and W_O
+E, P, W_Q, W_K, W_V, W_O = (np.loadtxt(io.StringIO(m)) for m in trained.strip().split("\n\n"))
+
+
+def tiny_model(text, letters="abcd"):
+    """The trained model on 1 to 6 of the letters: its attention weights and its predictions."""
+    ids = [letters.index(letter) for letter in text]
+    x = E[ids] + P[: len(ids)]  # token + position
+    weights = attention_weights(x @ W_Q, x @ W_K, causal_mask(len(ids)))
+    logits = weights @ x @ W_V @ W_O  # one score per letter
+    return weights, "".join(letters[i] for i in logits.argmax(axis=1))
+
+
+tiny_weights, predicted = tiny_model("dbdabc")  # ✏️ try your own letters
+print(tiny_weights.round(2))
+print("predicted:", predicted)
+
+# %% tags=["book-check"]
+from attention_by_hand.book.trained_models import MODELS
+
+spec = MODELS["previous-token"]
+model = abh.train_tiny_model(spec.task, seed=spec.seed, steps=spec.steps)
+tiny = model.weights  # every weight as the lesson prints it
+for ours, name in zip((E, P, W_Q, W_K, W_V, W_O), tiny.arrays()):
+    theirs = getattr(tiny, name)
+    assert np.array_equal(ours, theirs[0] if theirs.ndim == 3 else theirs), name
+example = "dbdabc"
+run = abh.tiny_model_forward(tiny, example)
+assert np.allclose(tiny_weights, run.attention[0], **close)
+assert predicted == tiny.decode(run.predictions)
+later = range(1, len(example))
+assert all(tiny_weights[i].argmax() == i - 1 and tiny_weights[i, i - 1] > 1 / 2 for i in later)
+assert predicted[1:] == example[:-1]
+claim("a sequence of up to 6 of the letters", tiny.n_positions)
+claim("at\nevery position from 1 on", later[0])
+assert tiny.w_q.shape[2] == tiny.w_v.shape[2]  # queries, keys and values alike
+claim("queries, keys and values\nof width 2", tiny.w_q.shape[2])
+claim("the 72 weights", sum(a.size for a in tiny.arrays().values()))
+claim("rounded to 1 decimal place", model.settings.decimals)
+claim("each query from 1 on", later[0])
+claim("the predictions at positions 1 to 5 are", later[0], later[-1])
+claim("Position 0 has nothing before it",
+      int(np.flatnonzero(model.task.targets(example) < 0)[0]))
 
 # %% [markdown]
 # ## Your turn: change the inputs

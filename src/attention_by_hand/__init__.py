@@ -10,7 +10,16 @@ maths needs NumPy alone.
 
 from importlib.metadata import PackageNotFoundError, version
 
-from .block import BlockParams, BlockSteps, layer_norm, transformer_block, transformer_block_steps
+from .block import (
+    BlockParams,
+    BlockSteps,
+    layer_norm,
+    rms_norm,
+    silu,
+    swiglu,
+    transformer_block,
+    transformer_block_steps,
+)
 from .core import (
     MAX_MASK_CELLS,
     attention_weights,
@@ -58,12 +67,15 @@ __all__ = [
     "online_attention",
     "online_attention_steps",
     "padding_mask",
+    "rms_norm",
     "rotary_embedding",
     "rotary_frequencies",
     "scaled_dot_product_attention",
+    "silu",
     "sinusoidal_positions",
     "sliding_window_mask",
     "softmax",
+    "swiglu",
     "tiny_model_forward",
     "tiny_model_gradients",
     "tiny_model_loss",

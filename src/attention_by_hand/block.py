@@ -18,6 +18,14 @@ residual path; the original transformer (Vaswani et al., 2017) normalised
 after each addition instead. Xiong et al. (2020, arXiv:2002.04745) compare
 the two arrangements. ``torch.nn.TransformerEncoderLayer(norm_first=True)``
 is this block.
+
+Llama-style decoders keep the pre-norm arrangement but change both steps
+around attention (Touvron et al., 2023, arXiv:2302.13971, section 2.2):
+:func:`rms_norm` (Zhang and Sennrich, 2019, arXiv:1910.07467) in place of
+the layer norm, and the gated MLP :func:`swiglu` (Shazeer, 2020,
+arXiv:2002.05202) in place of the ReLU one. They are given here as
+functions of their own; :func:`transformer_block` keeps the layer norm and
+the ReLU.
 """
 
 from __future__ import annotations
@@ -45,6 +53,9 @@ __all__ = [
     "BlockParams",
     "BlockSteps",
     "layer_norm",
+    "rms_norm",
+    "silu",
+    "swiglu",
     "transformer_block",
     "transformer_block_steps",
 ]
@@ -121,6 +132,198 @@ def layer_norm(
     e = _check_eps(eps)
     _check_finite(xa, None, "x")
     return _layer_norm(xa, ga, ba, e)
+
+
+def rms_norm(
+    x: ArrayLike, gain: ArrayLike | None = None, *, eps: float = DEFAULT_EPS
+) -> NDArray[np.floating]:
+    r"""Divide each row of `x` by its root mean square, then scale it.
+
+    Unlike :func:`layer_norm`, nothing is subtracted first and nothing is
+    added after: the mean of a row is not removed, and there is no shift.
+
+    Parameters
+    ----------
+    x : array_like, shape ``[..., d]``
+        One vector per row; each is normalised over its last axis.
+    gain : array_like, shape ``[d]``, optional
+        Multiplies each coordinate after dividing (``g`` in the paper,
+        ``weight`` in PyTorch and in Llama's code). Default: all 1.
+    eps : float, optional
+        Added to the mean square before the square root, so that a row of
+        zeros does not divide by zero. At least 0; the default ``1e-5`` is
+        the default ``norm_eps`` of Llama's reference code.
+        ``torch.nn.RMSNorm`` instead defaults to the machine epsilon of the
+        input's dtype. With ``eps=0`` a hand example stays exact, and a row
+        of zeros raises ``ValueError``.
+
+    Returns
+    -------
+    ndarray, shape ``[..., d]``
+        In the promoted dtype of the inputs (integers count as float64).
+
+    Raises
+    ------
+    TypeError
+        If an array is not real or `eps` is not a real number.
+    ValueError
+        If `x` is a scalar or has width 0, `gain` is not of shape ``[d]``,
+        an input is not finite, `eps` is negative, or ``eps=0`` and a row is
+        all zeros.
+
+    Notes
+    -----
+    .. math:: \operatorname{RMSNorm}(x)_i
+              = \frac{x_i}{\sqrt{\frac{1}{d}\sum_j x_j^2 + \varepsilon}}\, g_i
+
+    (Zhang and Sennrich, 2019, arXiv:1910.07467). This is
+    ``torch.nn.RMSNorm`` given the same `eps`. On a row whose mean is 0 it
+    equals :func:`layer_norm` without a shift, because the mean square is
+    then the variance.
+
+    Examples
+    --------
+    The row (1, 1, 3, 5) has the squares 1, 1, 9 and 25, whose mean is
+    36 / 4 = 9: the root mean square is 3.
+
+    >>> (rms_norm([[1.0, 1.0, 3.0, 5.0]], eps=0.0) * 3).tolist()
+    [[1.0, 1.0, 3.0, 5.0]]
+    """
+    xa = _real_array(x, "x")
+    if xa.ndim == 0 or xa.shape[-1] == 0:
+        raise ValueError(f"x must have shape [..., d] with d >= 1; got shape {xa.shape}")
+    ga = _vector(gain, "gain", xa.shape[-1], f"coordinate of x (shape {xa.shape})")
+    e = _check_eps(eps)
+    _check_finite(xa, None, "x")
+    return _rms_norm(xa, ga, e)
+
+
+def silu(x: ArrayLike) -> NDArray[np.floating]:
+    r"""The SiLU (also called Swish): each entry times its own sigmoid, ``x * sigmoid(x)``.
+
+    Parameters
+    ----------
+    x : array_like
+        Any shape; the function acts on each entry alone.
+
+    Returns
+    -------
+    ndarray, the shape of `x`
+        In the dtype of `x` (integers count as float64).
+
+    Raises
+    ------
+    TypeError
+        If `x` is not real.
+    ValueError
+        If `x` is not finite.
+
+    Notes
+    -----
+    .. math:: \operatorname{SiLU}(z) = z\,\sigma(z) = \frac{z}{1 + e^{-z}}
+
+    It is 0 at 0, close to `z` for large positive `z`, and close to 0 for
+    large negative `z`, with a smallest value of about -0.278.
+    ``torch.nn.functional.silu`` computes the same.
+
+    Examples
+    --------
+    The sigmoid of ln 3 is 1 / (1 + 1/3) = 3/4, so SiLU(ln 3) = (3/4) ln 3.
+
+    >>> import math
+    >>> bool(math.isclose(silu(math.log(3.0)), 0.75 * math.log(3.0)))
+    True
+    >>> silu([0.0]).tolist()
+    [0.0]
+    """
+    xa = _real_array(x, "x")
+    _check_finite(xa, None, "x")
+    return _silu(xa)
+
+
+def swiglu(
+    x: ArrayLike, w_gate: ArrayLike, w_up: ArrayLike, w_down: ArrayLike
+) -> NDArray[np.floating]:
+    r"""The gated MLP of Llama-style blocks: ``(silu(x @ w_gate) * (x @ w_up)) @ w_down``.
+
+    Parameters
+    ----------
+    x : array_like, shape ``[..., d_model]``
+        The token vectors, one per row (in a block, the output of the norm).
+    w_gate : array_like, shape ``[d_model, d_ff]``
+        The gate branch, passed through :func:`silu`.
+    w_up : array_like, shape ``[d_model, d_ff]``
+        The branch the gate multiplies, entry by entry.
+    w_down : array_like, shape ``[d_ff, d_model]``
+        Maps the gated hidden units back to the width of the tokens.
+
+    Returns
+    -------
+    ndarray, shape ``[..., d_model]``
+        In the promoted dtype of the inputs (integers count as float64).
+
+    Raises
+    ------
+    TypeError
+        If an array is not real.
+    ValueError
+        If `x` is a scalar, a weight is not a matrix of the shape above,
+        `x`'s last axis is not ``d_model`` (the rows of `w_gate`), or an
+        input is not finite.
+
+    Notes
+    -----
+    .. math:: \operatorname{SwiGLU}(x)
+              = \bigl(\operatorname{SiLU}(x W_{\text{gate}}) \odot x W_{\text{up}}\bigr)
+              W_{\text{down}}
+
+    where :math:`\odot` multiplies entry by entry. Each hidden unit is the
+    product of two branches: the gate decides how much of the other
+    branch's value passes (a gate of 0 lets nothing through). Shazeer (2020,
+    arXiv:2002.05202) writes this ``FFN_SwiGLU`` with ``W``, ``V`` and
+    ``W_2`` and no biases. Llama's reference code computes
+    ``w2(silu(w1(x)) * w3(x))`` with PyTorch linear layers, which store the
+    transposes of ``w_gate``, ``w_down`` and ``w_up``.
+
+    Examples
+    --------
+    With x = (ln 3, 1), the gate branch gives (ln 3, 0) and the other
+    branch (2, 5). SiLU(0) = 0 shuts the second unit: its 5 never passes.
+    The first passes (3/4) ln 3 times 2, and ``w_down`` sends that to
+    both outputs with signs + and -.
+
+    >>> import math
+    >>> import numpy as np
+    >>> w_gate = np.array([[1.0, 0.0], [0.0, 0.0]])
+    >>> w_up = np.array([[0.0, 0.0], [2.0, 5.0]])
+    >>> w_down = np.array([[1.0, -1.0], [1.0, 1.0]])
+    >>> out = swiglu([math.log(3.0), 1.0], w_gate, w_up, w_down)
+    >>> (out / math.log(3.0)).round(12).tolist()
+    [1.5, -1.5]
+    """
+    xa = _real_array(x, "x")
+    gate = _matrix(w_gate, "w_gate")
+    d_model, d_ff = gate.shape
+    if d_model == 0 or d_ff == 0:
+        raise ValueError(
+            f"w_gate must have shape [d_model, d_ff] with both at least 1; got shape {gate.shape}"
+        )
+    shapes = {"w_up": (d_model, d_ff), "w_down": (d_ff, d_model)}
+    up, down = (_matrix(w, name) for w, name in ((w_up, "w_up"), (w_down, "w_down")))
+    for name, matrix in (("w_up", up), ("w_down", down)):
+        if matrix.shape != shapes[name]:
+            raise ValueError(
+                f"{name} must have shape {shapes[name]} for d_model={d_model} and d_ff={d_ff} "
+                f"(the shape of w_gate); got shape {matrix.shape}"
+            )
+    if xa.ndim == 0 or xa.shape[-1] != d_model:
+        raise ValueError(
+            f"x must have shape [..., d_model] with d_model={d_model} (the rows of w_gate); "
+            f"got shape {xa.shape}"
+        )
+    _check_finite(xa, None, "x")
+    # [..., d_model] @ [d_model, d_ff] -> [..., d_ff], twice; then @ [d_ff, d_model]
+    return (_silu(xa @ gate) * (xa @ up)) @ down
 
 
 class BlockSteps(NamedTuple):
@@ -416,6 +619,28 @@ def _layer_norm(x: NDArray, gain: NDArray | None, bias: NDArray | None, eps: flo
     if bias is not None:
         out = out + bias
     return out
+
+
+def _rms_norm(x: NDArray, gain: NDArray | None, eps: float) -> NDArray:
+    # [..., d] -> [..., d]
+    mean_square = (x * x).mean(axis=-1, keepdims=True)
+    if eps == 0 and not (mean_square > 0).all():
+        row = tuple(int(i) for i in np.argwhere(mean_square[..., 0] == 0)[0])
+        shown = "0 (the only row)" if x.ndim == 1 else str(row[0] if len(row) == 1 else row)
+        raise ValueError(
+            f"RMS norm with eps=0 divides by the root mean square, and row {shown} of its "
+            f"input (shape {x.shape}) is all zeros. Use eps > 0 (Llama's reference code "
+            f"uses 1e-5)"
+        )
+    out = x / np.sqrt(mean_square + eps)
+    return out if gain is None else out * gain
+
+
+def _silu(z: NDArray) -> NDArray:
+    # [...] -> [...]; the sigmoid from exp(-|z|) <= 1, which cannot overflow
+    e = np.exp(-np.abs(z))
+    sigmoid = np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+    return z * sigmoid
 
 
 def _affine(x: NDArray, w: NDArray, b: NDArray | None) -> NDArray:

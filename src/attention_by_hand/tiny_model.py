@@ -15,15 +15,19 @@ The model
         x_i      = E[t_i] + P[i]                      # token + position embedding
         q, k, v  = x W_Q[h], x W_K[h], x W_V[h]        # per head h
         o[h]     = attention(q, k, v, causal mask)     # core.scaled_dot_product_attention
-        logits_i = sum_h o[h]_i W_O[h]                 # one score per letter
+        logits_i = sum_h o[h]_i W_U[h]                 # one score per letter
 
-    The prediction at position ``i`` is the letter with the largest logit.
+    ``W_U`` is an unembedding: it maps a head's output straight to one
+    score per letter. It is not the output projection ``W_O`` of
+    :func:`~attention_by_hand.multi_head_attention`, which this model does
+    not have. The prediction at position ``i`` is the letter with the
+    largest logit.
 
 The training
     the mean cross-entropy of the predictions that have a target; its
     gradients through attention come from
     :func:`~attention_by_hand.gradients.attention_backward`, those of the
-    embeddings and the output layer are written out below; Adam (Kingma and
+    embeddings and the unembedding are written out below; Adam (Kingma and
     Ba, 2015, arXiv:1412.6980) is written out too. Everything is float64,
     from one seeded generator, for a fixed number of steps. The weights kept
     are rounded to ``decimals`` places, and every number the book shows is
@@ -73,7 +77,7 @@ NO_TARGET = -1
 #: The most steps :func:`train_tiny_model` takes (a few minutes at most).
 MAX_STEPS = 100_000
 #: The weight arrays of :class:`TinyWeights`, in the order they are printed and stored.
-WEIGHT_NAMES = ("token_embedding", "position_embedding", "w_q", "w_k", "w_v", "w_o")
+WEIGHT_NAMES = ("token_embedding", "position_embedding", "w_q", "w_k", "w_v", "w_u")
 
 
 # ---------------------------------------------------------------------------
@@ -179,9 +183,9 @@ class TinyWeights:
         Each head's query and key projections, applied on the right: ``q = x @ w_q[h]``.
     w_v : ndarray, shape ``[n_heads, d_model, d_v]``
         Each head's value projection.
-    w_o : ndarray, shape ``[n_heads, d_v, V]``
-        Each head's share of the output layer: the logits are
-        ``sum_h o[h] @ w_o[h]``.
+    w_u : ndarray, shape ``[n_heads, d_v, V]``
+        Each head's share of the unembedding: the logits are
+        ``sum_h o[h] @ w_u[h]``.
 
     Raises
     ------
@@ -196,7 +200,7 @@ class TinyWeights:
     w_q: NDArray[np.floating]
     w_k: NDArray[np.floating]
     w_v: NDArray[np.floating]
-    w_o: NDArray[np.floating]
+    w_u: NDArray[np.floating]
 
     def __post_init__(self) -> None:
         vocabulary = _check_vocabulary(self.vocabulary)
@@ -225,7 +229,7 @@ class TinyWeights:
             "w_q": ((h, d_model, d_k), "[n_heads, d_model, d_k]"),
             "w_k": ((h, d_model, d_k), "[n_heads, d_model, d_k], the shape of w_q"),
             "w_v": ((h, d_model, d_v), "[n_heads, d_model, d_v]"),
-            "w_o": ((h, d_v, len(vocabulary)), "[n_heads, d_v, V]"),
+            "w_u": ((h, d_v, len(vocabulary)), "[n_heads, d_v, V]"),
         }
         for name, (shape, rule) in rules.items():
             if arrays[name].shape != shape or n_positions == 0:
@@ -311,7 +315,7 @@ class TinyForward(NamedTuple):
     head_outputs : ndarray, shape ``[..., n_heads, n, d_v]``
         Each head's weighted mixture of values.
     logits : ndarray, shape ``[..., n, V]``
-        ``sum_h head_outputs[h] @ w_o[h]``: one score per letter.
+        ``sum_h head_outputs[h] @ w_u[h]``: one score per letter.
     probabilities : ndarray, shape ``[..., n, V]``
         The softmax of the logits.
     predictions : ndarray of int, shape ``[..., n]``
@@ -419,7 +423,7 @@ def _forward(
     scaled = _scaled_scores(q, k, 1.0 / np.sqrt(q.shape[-1]))  # [..., h, n, n]
     a = _masked_softmax(scaled, keep, -1)  # [..., h, n, n]; blocked keys get exactly 0
     o = a @ v  # [..., h, n, n] @ [..., h, n, d_v] -> [..., h, n, d_v]
-    logits = np.einsum("...hnv,hvc->...nc", o, p["w_o"])  # -> [..., n, V]
+    logits = np.einsum("...hnv,hvc->...nc", o, p["w_u"])  # -> [..., n, V]
     probabilities = np.exp(_log_softmax(logits))
     scores = np.where(keep, scaled, -np.inf)
     return TinyForward(ids, x, q, k, v, scores, a, o, logits, probabilities, logits.argmax(axis=-1))
@@ -483,7 +487,7 @@ def tiny_model_gradients(
     entry by entry, ``N`` is the number of positions with a target)::
 
         dlogits = (softmax(logits) - onehot(target)) / N   # 0 where no target
-        dW_O[h] = o[h]^T dlogits,      do[h] = dlogits W_O[h]^T
+        dW_U[h] = o[h]^T dlogits,      do[h] = dlogits W_U[h]^T
         dq, dk, dv = attention_backward(q, k, v, do)       # through attention
         dW_Q[h] = x^T dq[h]   (and the same for W_K, W_V)
         dx = sum_h dq[h] W_Q[h]^T + dk[h] W_K[h]^T + dv[h] W_V[h]^T
@@ -513,8 +517,8 @@ def _loss_and_gradients(
     loss, d_logits = _cross_entropy(run.logits, targets)  # [..., n, V]
     x, q, k, v, o = run.x, run.queries, run.keys, run.values, run.head_outputs
     g: dict[str, NDArray[np.floating]] = {}
-    g["w_o"] = np.einsum("bhnv,bnc->hvc", o, d_logits)  # -> [h, d_v, V]
-    d_o = np.einsum("bnc,hvc->bhnv", d_logits, p["w_o"])  # -> [b, h, n, d_v]
+    g["w_u"] = np.einsum("bhnv,bnc->hvc", o, d_logits)  # -> [h, d_v, V]
+    d_o = np.einsum("bnc,hvc->bhnv", d_logits, p["w_u"])  # -> [b, h, n, d_v]
     d_q, d_k, d_v = attention_backward(q, k, v, d_o, allowed=causal_mask(n))
     d_x = np.zeros_like(x)  # [b, n, d_model]
     for name, d in (("w_q", d_q), ("w_k", d_k), ("w_v", d_v)):
@@ -749,7 +753,7 @@ def train_tiny_model(
         "w_q": (s.n_heads, s.d_model, s.d_k),
         "w_k": (s.n_heads, s.d_model, s.d_k),
         "w_v": (s.n_heads, s.d_model, s.d_v),
-        "w_o": (s.n_heads, s.d_v, V),
+        "w_u": (s.n_heads, s.d_v, V),
     }
     p = {name: rng.normal(0.0, s.init_scale, shape) for name, shape in shapes.items()}
     initial = TinyWeights(task.vocabulary, **p).rounded(s.decimals)

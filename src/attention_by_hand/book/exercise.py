@@ -15,7 +15,9 @@ A lesson writes an exercise as a fenced block with the info string
 
 ``? `` starts the question, ``= label: answer`` gives an answer (a number, a
 vector ``(a, b)`` or a matrix ``[[a, b], [c, d]]``, read by
-:func:`attention_by_hand.book.answers.read_written_answer`), an indented
+:func:`attention_by_hand.book.answers.read_written_answer`; an approximate
+entry carries its true value to at least :data:`CARRIED_PLACES` places in
+brackets, ``≈ 0.894 [0.894132]``), an indented
 ``! value: message`` under an answer a common wrong answer and what it earns,
 ``hint:`` a hint (shown one at a time), ``solution:`` the worked solution
 (Markdown), ``new numbers: skill`` a control that draws fresh numbers. Lines
@@ -44,7 +46,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from attention_by_hand.book.answers import (
-    MIN_PLACES,
+    CARRIED_PLACES,
     AnswerError,
     WrittenAnswer,
     check,
@@ -179,12 +181,6 @@ class Exercise:
     solution: str
     new_numbers: str | None = None
     line: int = 0
-
-    @property
-    def approximate_places(self) -> int | None:
-        """The most places of an approximate (``≈``) entry, or None if every entry is exact."""
-        places = [e.places for a in self.answers for e in a.answer.entries if e.places is not None]
-        return max(places) if places else None
 
 
 # ---------------------------------------------------------------------------
@@ -529,6 +525,15 @@ def _add_answer(draft: _Draft, text: str, number: int) -> None:
         raise ExerciseError(
             f"the answer {label!r} cannot be read{extra}: {error.problem}", number
         ) from None
+    for entry in answer.entries:
+        if entry.places is not None and entry.places < CARRIED_PLACES:
+            raise ExerciseError(
+                f"the answer {label!r} gives {entry.text} to {entry.places} places only; write "
+                f"its true value to at least {CARRIED_PLACES} places in brackets after it, as "
+                "in '≈ 0.73 [0.731059]', so that a reader who types more places is judged "
+                "against it",
+                number,
+            )
     for other in draft.answers:
         if other.label == label:
             raise ExerciseError(
@@ -569,8 +574,7 @@ def _add_mistake(draft: _Draft, text: str, number: int) -> list[str]:
             "of its answer",
             number,
         )
-    typed = [entry.text.removeprefix("≈").strip() for entry in wrong.entries]
-    if check(typed, right).right:
+    if check([entry.typed for entry in wrong.entries], right).right:
         raise ExerciseError(
             f"the mistake {wrong.text!r} under {owner.label!r} would be accepted as right "
             f"(the answer is {right.text}), so its message could never be shown; list a "
@@ -676,23 +680,24 @@ def rule_sentence(exercise: Exercise) -> str:
     >>> exact = Answer("x", read_written_answer("7/6"))
     >>> print(rule_sentence(Exercise("q", (exact,), (), "s")))
     Any form of the exact answer counts (2/6 for 1/3), and so does the answer rounded to at least two decimal places.
-    >>> rounded = Answer("y", read_written_answer("≈ 0.731"))
+    >>> rounded = Answer("y", read_written_answer("≈ 0.731 [0.731059]"))
     >>> print(rule_sentence(Exercise("q", (rounded,), (), "s")))
-    Give the answer marked ≈ rounded to 2 to 3 decimal places, or as a fraction.
+    Give the answer marked ≈ as a decimal, rounded to at least two decimal places.
     """
-    most = exercise.approximate_places
-    exact = any(not e.approximate for a in exercise.answers for e in a.answer.entries)
-    places = f"{MIN_PLACES} to {most}" if most != MIN_PLACES else f"{MIN_PLACES}"
-    if most is None:
+    entries = [e for a in exercise.answers for e in a.answer.entries]
+    approximate = sum(e.approximate for e in entries)
+    if not approximate:
         return (
             "Any form of the exact answer counts (2/6 for 1/3), and so does the answer "
             "rounded to at least two decimal places."
         )
-    if not exact:
-        return f"Give the answer marked ≈ rounded to {places} decimal places, or as a fraction."
+    if approximate == len(entries):
+        if approximate == 1:
+            return "Give the answer marked ≈ as a decimal, rounded to at least two decimal places."
+        return "Give the answers marked ≈ as decimals, rounded to at least two decimal places."
     return (
         "Any form of the exact answer counts (2/6 for 1/3), and so does the answer rounded "
-        f"to at least two decimal places ({places} places for an answer marked ≈)."
+        "to at least two decimal places; an answer marked ≈ counts only as such a decimal."
     )
 
 

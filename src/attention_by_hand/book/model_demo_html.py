@@ -147,7 +147,7 @@ def render_model_demo(spec: ModelDemoSpec, model: TinyModel, uid: str) -> str:
     )
     note = (
         '<p class="abh-demo-note"><strong>A trained model, computed in your browser.</strong> '
-        f"Its weights are the ones printed on this page: trained when the book was built "
+        f"Its parameters are the ones printed on this page: trained when the book was built "
         f"({model.steps} steps, seed {model.seed}) and rounded to {model.settings.decimals} "
         "decimal place. Every number below is computed from them as you type; nothing is sent "
         "anywhere.</p>"
@@ -207,7 +207,7 @@ def results_html(run: TinyForward, vocabulary: tuple[str, ...], uid: str) -> str
         parts.append(
             _table(
                 f"{uid}-weights-{h}",
-                f"Weights{head}: query i (position and letter) may attend keys 0 to i",
+                f"Attention weights{head}: query i (position and letter) may attend keys 0 to i",
                 f'<tr><th scope="col">query</th>{keys}</tr>',
                 body,
                 table_class="abh-demo-weights",
@@ -244,7 +244,7 @@ def results_html(run: TinyForward, vocabulary: tuple[str, ...], uid: str) -> str
     parts.append(
         _table(
             f"{uid}-predictions",
-            "Each position's head output, its logits (the output times W_O) and the "
+            "Each position's head output, its logits (the output times W_U) and the "
             "prediction, the letter with the largest logit",
             f'<tr><th scope="col" rowspan="2">position</th>{head_cols}'
             f'<th scope="colgroup" colspan="{len(vocabulary)}">logits</th>'

@@ -51,7 +51,11 @@ use it. It reads
 * percentages: ``60%`` and ``60 percent`` are the number 60, flagged
   :attr:`Number.percent`.
 
-Digits inside words (``v2``, ``d_k``, ``float16``) are not numbers.
+Digits inside words (``v2``, ``d_k``, ``x_2``, ``float16``) are not numbers. A
+number on one side of a ``/`` whose other side is no number is read, in maths
+as in prose: the 2 of ``$\\pi/2$``, ``d/2`` and ``(n + 1)/2``, the 1 of
+``1/\\sqrt{d_k}``; the digits of a path (``a/2/b``) and of a date
+(``2026/05/01``) are not.
 
 Sybil
 -----
@@ -123,12 +127,18 @@ _WHOLE = r"(?:[1-9]\d{0,2}(?:,\d{3}(?!\d))+|\d+)"
 _POWER = rf"(?:[eE](?:\+|{_MINUS_RE})?\d+|[ \t]?×[ \t]?10⁻?{_SUPERSCRIPT_RE}+|⁻?{_SUPERSCRIPT_RE}+)"
 
 #: One number written in text (see the module docstring). Not part of a word,
-#: a path or a longer dotted number.
+#: a path or a longer dotted number. A "/" next to a number makes a fraction
+#: when both sides are numbers ("1/2" is one number, "2026/05/01" none) and a
+#: division when the other side is not: the 2 of "π/2", "d/2" or "(n + 1)/2"
+#: and the 1 of "1/√d" or "1/e" are numbers, not the 2 of a path ("a/2/b",
+#: "a/2-b.md"). Only a digit, a point, a minus or a "/" counts as a number on
+#: the other side: the Unicode fractions and superscripts would slow down the
+#: compiling of NUMBER, and the book writes none next to a "/".
 NUMBER = re.compile(
-    rf"(?<![\w.\\/])"
+    rf"(?<![\w.\\])(?<![\d./]/)(?!(?<=/)[\w.,-]*(?:/|\.[A-Za-z]))"
     rf"(?:{_MINUS_RE}(?=\d|{_VULGAR_RE}))?"
     rf"(?:\d*{_VULGAR_RE}|{_WHOLE}(?:\.\d+)?(?:{_POWER}|/[1-9]\d*)?)"
-    rf"(?![\w/]|\.\d)"
+    rf"(?!\w|\.\d|/(?:[\d./]|{_MINUS_RE}))"
 )
 _PERCENT = re.compile(r"[ \t]?(?:%|percent\b)")
 _EXAMPLE_KEY = "__example__"

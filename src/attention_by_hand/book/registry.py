@@ -619,14 +619,14 @@ def _tiny_model_figures() -> tuple[FigureSpec, ...]:
             "tokens": tokens,
         },
         alt=(
-            f"Two grids of weights for the sequence {' '.join(tokens)}, rows for queries 0 to "
-            f"{n - 1}, columns for keys 0 to {n - 1}, blocked cells hatched. Before training, "
-            f"each query spreads its weight evenly over the keys it may attend, to within "
-            f"{within:.2f}. After training, each query from 1 on puts its largest weight on the "
-            f"key one position back: {looks}."
+            f"Two grids of attention weights for the sequence {' '.join(tokens)}, rows for "
+            f"queries 0 to {n - 1}, columns for keys 0 to {n - 1}, blocked cells hatched. Before "
+            f"training, each query spreads its attention weight evenly over the keys it may "
+            f"attend, to within {within:.2f}. After training, each query from 1 on puts its "
+            f"largest attention weight on the key one position back: {looks}."
         ),
         caption=(
-            f"The tiny model on the held-out sequence {' '.join(tokens)}. Inputs: its weights "
+            f"The tiny model on the held-out sequence {' '.join(tokens)}. Inputs: its parameters "
             f"drawn with seed {model.seed} before training, and after {model.steps} steps, both "
             f"rounded to {s.decimals} decimal place."
         ),

@@ -28,7 +28,9 @@ comments (and so the invisible code blocks), the code of ```` ```python ````
 blocks outside comments, link targets and addresses, HTML tags and their
 attributes, attribute lists (``{ .md-button }``), footnote labels and the
 names in ``[[figure: name]]`` markers; digits inside a name (``v2``,
-``float16``) are not numbers to :data:`~attention_by_hand.book.prose.NUMBER`.
+``float16``, the index of ``$x_2$``) or a path (``runs/2/log``) are not
+numbers to :data:`~attention_by_hand.book.prose.NUMBER`, while the 2 of
+``$\\pi/2$`` or ``$d/2$`` is.
 
 A plain library: no MkDocs, no Sybil, no state but a cache of the lesson
 references of the last pages read (:func:`lesson_references`).
@@ -68,8 +70,8 @@ EXEMPTIONS: Mapping[str, str] = MappingProxyType(
         ),
         "date or year": "a date (2026-11-29) or a year (2017) names a time, not a result",
         "version or identifier": (
-            "it names a release or a document (torch 2.13, Python 3.11, PEP 8, arXiv 1706), "
-            "not a quantity"
+            "it names a release, a model or a document (torch 2.13, Python 3.11, GPT-2, PEP 8, "
+            "arXiv 1706), not a quantity"
         ),
     }
 )
@@ -82,7 +84,7 @@ _DATE = re.compile(r"\d(?<!\d\d)\d{3}-\d{2}-\d{2}(?!\d)")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _NAMES_A_VERSION = re.compile(
     r"(?:PyTorch|torch|Python|NumPy|Matplotlib|MkDocs|Material|Sybil|pytest|version|release|"
-    r"PEP|arXiv|RFC|WCAG|ISO|issue|Unicode|#)[ \t]*\Z",
+    r"PEP|arXiv|RFC|WCAG|ISO|issue|Unicode|#|GPT-)[ \t]*\Z",
     re.IGNORECASE,
 )
 #: "lesson 2", "Lesson 2's", "lessons 1 and 3", "lessons 1 to 3", "lessons 1, 2 and 3"
