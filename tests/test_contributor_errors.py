@@ -24,6 +24,8 @@ of the book's own files.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 import shutil
 import subprocess
@@ -35,6 +37,8 @@ from pathlib import Path
 import pytest
 from project import ROOT, build_environment, copy_for_build, edit
 
+from attention_by_hand.book import renumber
+from attention_by_hand.book.page_check import lesson_number_problems, lesson_numbers_message
 from attention_by_hand.book.sources import check_citations, load_sources
 
 TEMPLATE = ROOT / "lesson-template.md"
@@ -43,10 +47,13 @@ CONTRIBUTING = ROOT / "CONTRIBUTING.md"
 PAGE_CHECK_INPUTS = ("mkdocs.yml", "docs", "conftest.py", "pyproject.toml")
 LESSON = "docs/lessons/contributing-example.md"
 EXAMPLE = LESSON.removeprefix("docs/")
-#: The last lesson of the nav; the copy's new lessons come after it.
-LAST_LESSON = re.findall(
+#: The lessons of the nav, in order (paths relative to docs/), and the second of them.
+NAV_LESSONS: list[str] = re.findall(
     r"^ +- (lessons/[\w-]+\.md)$", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.MULTILINE
-)[-1]
+)
+SECOND_LESSON = NAV_LESSONS[1]
+#: The last lesson of the nav; the copy's new lessons come after it.
+LAST_LESSON = NAV_LESSONS[-1]
 #: A lesson of the book with invisible blocks, broken as issue 15 did.
 MIXTURE_PAGE = "docs/lessons/weighted-mixture.md"
 MIXTURE = "0.75 \N{MULTIPLICATION SIGN} 2 + 0.25 \N{MULTIPLICATION SIGN} 10"
@@ -63,6 +70,36 @@ REPORT_LINES = 15
 GIVEN = "```given\nEach exercise mixes values with weights that add up to 1.\n```\n\n"
 GIVEN_CLAIM = (
     '<!-- invisible-code-block: python\nclaim("weights that add up to 1", weights.sum())\n-->\n\n'
+)
+#: The first line of the first visible block of the mixture lesson, and a line at the end
+#: of the template's first block (issue 45: a Python error in a block).
+MIXTURE_BLOCK = "```python\nimport math\n"
+TEMPLATE_PRINT = "print(output)\n"
+TEMPLATE_VALUES = "values = np.array([2.0, 10.0])\n"
+#: What a Python error's report must not hold: Sybil's frames, the page's source.
+NO_TRACEBACK = ("sybil", "evaluator", "def __call__", "<!--")
+#: An exercise with two answer lines alike but for their numbers, each claimed (issue 45).
+TWO_ANSWERS = """
+```exercise
+? Two keys have the exponentials 1 and 3. What weight does each key get?
+= weight of key 0: 1/4
+= weight of key 1: 3/4
+hint: Divide each exponential by their total.
+solution: The total is 4, so the weights are 1/4 and 3/4.
+```
+
+<!-- invisible-code-block: python
+exps_4 = [Fraction(1), Fraction(3)]
+weights_4 = [e / sum(exps_4) for e in exps_4]
+claim("the exponentials 1 and 3", *exps_4)
+claim("= weight of key 0: 1/4", 0, weights_4[0])
+claim("= weight of key 1: 3/4", 1, weights_4[1])
+claim("The total is 4, so the weights are 1/4 and 3/4", sum(exps_4), *weights_4)
+-->
+"""
+#: A hand-written "Next" button, as three lessons had one beside their `next:` (issue 45).
+NEXT_BUTTON = (
+    "[Next: Read a tiny attention matrix by hand](attention-matrix.md){ .md-button .abh-next }"
 )
 
 #: Two more questions for the template's quiz, with no numbers to check.
@@ -247,6 +284,34 @@ def _unclosed_message(which: int) -> str:
     return f"unclosed invisible code block opened at {MIXTURE_PAGE}, line {line}"
 
 
+def _insert_in_the_middle(copy: Path) -> None:
+    """Move the copy's new lesson from the end of the nav to the third place (issue 45)."""
+    nav = copy / "mkdocs.yml"
+    edit(nav, f"      - {EXAMPLE}\n", "")
+    edit(nav, f"      - {SECOND_LESSON}\n", f"      - {SECOND_LESSON}\n      - {EXAMPLE}\n")
+
+
+def _first_shifted_reference() -> str:
+    """What the page check says first of the book's links once a lesson is third in the nav.
+
+    Read with a regular expression of its own: the first ``[lesson N](page.md)`` of
+    ``docs/lessons/`` (its files in order) to a lesson the insertion moves on.
+    """
+    nav = NAV_LESSONS
+    for page in sorted((ROOT / "docs/lessons").glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        for link in re.finditer(r"\[[Ll]esson (\d+)\]\(([\w-]+\.md)(?:#[^)]*)?\)", text):
+            target = f"lessons/{link[2]}"
+            if target in nav and nav.index(target) >= 2:  # the third lesson and those after it
+                return (
+                    f"docs/lessons/{page.name}, line {text.count(chr(10), 0, link.start()) + 1}: "
+                    f"'lesson {link[1]}' links to {target}, which is lesson "
+                    f"{nav.index(target) + 2} of the nav in mkdocs.yml: write lesson "
+                    f"{nav.index(target) + 2}"
+                )
+    raise AssertionError("no lesson links to the third lesson of the nav or a later one")
+
+
 @dataclass(frozen=True)
 class Break:
     """One way to break the copy, and what must say so.
@@ -351,6 +416,90 @@ BROKEN_COPIES = {
                 f"{LESSON}, line {UNBROKEN.count(chr(10)) + 3}: 'lesson 4' is in a code comment, "
                 "which cannot link to it, so no check can tell which lesson it means; name the "
                 "lesson by its title if it means lessons/qkv-from-tokens.md"
+            ),
+        ),
+    ),
+    # issue 45: a lesson inserted in the middle of the nav moves every later lesson's number;
+    # the page check of any page (here the new lesson's) and the build name each link it broke
+    "lesson-inserted-in-the-middle": Break(
+        _insert_in_the_middle,
+        (
+            _first_shifted_reference(),
+            "more lesson numbers that do not match the nav: docs/lessons/",
+            (
+                "links of these go to a lesson the nav numbers otherwise: `.venv/bin/python -m "
+                "attention_by_hand.book.renumber` writes the nav's numbers into such links"
+            ),
+        ),
+        checked_by=("page", "build"),
+        quoted=(),  # CONTRIBUTING quotes the messages for docs/lessons/x.md
+    ),
+    # issue 45: a claim per answer line; the prose of the second changed: named at its line
+    "answer-line-changed-in-the-prose": Break(
+        lambda p: _append(p / LESSON, TWO_ANSWERS.replace("key 1: 3/4\nhint", "key 1: 2/4\nhint")),
+        (
+            (
+                f"{LESSON}, line {UNBROKEN.count(chr(10)) + _lines(TWO_ANSWERS, 'key 1: 3/4')}: "
+                "the prose says 2/4 where the check below it expects 3/4"
+            ),
+        ),
+        quoted=(),  # CONTRIBUTING quotes this message for the first row
+    ),
+    # issue 45: a Python error in a block, in a few lines, at the line of the file
+    "name-error-at-the-top-of-a-block": Break(
+        lambda p: edit(
+            p / MIXTURE_PAGE, MIXTURE_BLOCK, MIXTURE_BLOCK.replace("\n", "\nprint(weigths)\n", 1)
+        ),
+        (
+            (
+                f"{MIXTURE_PAGE}, line {_lines(ROOT / MIXTURE_PAGE, MIXTURE_BLOCK) + 1}: "
+                "NameError: name 'weigths' is not defined"
+            ),
+            "    print(weigths)",
+            # the later blocks that needed its names: skipped, one line for them all
+            (
+                f"{MIXTURE_PAGE}:{_lines(ROOT / MIXTURE_PAGE, MIXTURE_BLOCK)}: this block failed, "
+                "so a name it was to define is missing: each later block that uses one is "
+                "skipped (NameError)"
+            ),
+        ),
+        page=MIXTURE_PAGE,
+        quoted=(),
+        absent=NO_TRACEBACK,
+    ),
+    "name-error-at-the-end-of-a-block": Break(
+        lambda p: edit(p / LESSON, TEMPLATE_PRINT, f"{TEMPLATE_PRINT}print(weigths)\n"),
+        (
+            (
+                f"{LESSON}, line {_lines(UNBROKEN, TEMPLATE_PRINT) + 1}: NameError: name "
+                "'weigths' is not defined"
+            ),
+            "    print(weigths)",
+        ),
+        absent=(*NO_TRACEBACK, "skipped"),
+    ),
+    "syntax-error-in-a-block": Break(
+        lambda p: edit(p / LESSON, TEMPLATE_VALUES, TEMPLATE_VALUES.replace("])", "]")),
+        (
+            (
+                f"{LESSON}, line {_lines(UNBROKEN, TEMPLATE_VALUES)}: SyntaxError: '(' was "
+                "never closed"
+            ),
+            "    values = np.array([2.0, 10.0]",
+            "                     ^",
+        ),
+        quoted=(f"{LESSON}, line",),
+        absent=(*NO_TRACEBACK, "does not parse"),
+    ),
+    # issue 45: one place says what comes next
+    "hand-written-next-link": Break(
+        lambda p: _append(p / LESSON, f"\n{NEXT_BUTTON}\n"),
+        (
+            (
+                f"{LESSON}, line {UNBROKEN.count(chr(10)) + 2}: {NEXT_BUTTON!r} is a hand-written "
+                '"Next" link, but the build draws the "Next" button from \'next:\' in the front '
+                "matter; delete this line (and make 'next:' name the page that comes next, if it "
+                "does not)"
             ),
         ),
     ),
@@ -827,6 +976,10 @@ NAV_ENTRY = f"- {NEW_LESSON.removeprefix('docs/')}"
 NEXT_OF_THE_LESSON_BEFORE = f"next: {NEW_LESSON.removeprefix('docs/')}"
 NEXT_OF_THE_LAST = "next: notebooks/explore.py"
 CHECKLIST_EDITS = (NAV_ENTRY, NEXT_OF_THE_LESSON_BEFORE, NEXT_OF_THE_LAST)
+#: The command the checklist runs when the new lesson is not the last (issue 45), and the
+#: end of the page check's line that names it.
+RENUMBER = ".venv/bin/python -m attention_by_hand.book.renumber"
+RENUMBER_HINT = f"`{RENUMBER}` writes the nav's numbers into such links"
 
 
 def _part_one(guide: str) -> str:
@@ -856,8 +1009,10 @@ def _shell_commands(text: str) -> list[str]:
 def _follow_the_recipe(copy: Path) -> None:
     """CONTRIBUTING.md, part one's checklist: copy the template, add it to the nav, link to it.
 
-    The new lesson goes after the book's last lesson, so it takes over that
-    lesson's `next:`.
+    The new lesson goes in the middle of the nav, third (issue 45): it takes
+    over the `next:` of the second lesson, and the checklist's renumbering
+    writes the nav's numbers into the links to the lessons after it. Run in
+    the copy (the working directory), as an author runs it in a clone.
     """
     part_one = _part_one(CONTRIBUTING.read_text(encoding="utf-8"))
     assert f"cp lesson-template.md {NEW_LESSON}" in part_one
@@ -865,9 +1020,23 @@ def _follow_the_recipe(copy: Path) -> None:
     command, template, lesson = COPY_THE_TEMPLATE.split()
     assert (command, ROOT / template) == ("cp", TEMPLATE)
     shutil.copyfile(TEMPLATE, copy / lesson)
-    _add_to_nav(copy, NAV_ENTRY.removeprefix("- "))
-    edit(copy / "docs" / LAST_LESSON, f"{NEXT_OF_THE_LAST}\n", f"{NEXT_OF_THE_LESSON_BEFORE}\n")
-    edit(copy / lesson, "next: lessons/attention-matrix.md\n", f"{NEXT_OF_THE_LAST}\n")
+    uri = NAV_ENTRY.removeprefix("- ")
+    edit(
+        copy / "mkdocs.yml",
+        f"      - {SECOND_LESSON}\n",
+        f"      - {SECOND_LESSON}\n      - {uri}\n",
+    )
+    before = copy / "docs" / SECOND_LESSON
+    (next_line,) = re.findall(r"^next: .*\n", before.read_text(encoding="utf-8"), re.MULTILINE)
+    edit(before, next_line, f"{NEXT_OF_THE_LESSON_BEFORE}\n")
+    edit(copy / lesson, "next: lessons/attention-matrix.md\n", next_line)
+    # in this process, as the page rows run the page check: the copy's package is the checkout's
+    program, module = RENUMBER.removeprefix(".venv/bin/").split(" -m ")
+    assert (program, module) == ("python", renumber.__name__)
+    printed = io.StringIO()
+    with contextlib.chdir(copy), contextlib.redirect_stdout(printed):
+        assert renumber.main([]) == 0
+    assert " -> lesson " in printed.getvalue(), printed.getvalue()
 
 
 def test_contributing_starts_with_a_short_authors_path_whose_checklist_the_recipe_follows(
@@ -891,7 +1060,7 @@ def test_contributing_starts_with_a_short_authors_path_whose_checklist_the_recip
     assert commands == list(CHECKLIST_COMMANDS), (
         f"the checklist's ```sh commands are {commands}, the tests run {list(CHECKLIST_COMMANDS)}"
     )
-    for written in CHECKLIST_EDITS:
+    for written in (*CHECKLIST_EDITS, RENUMBER):
         assert f"`{written}`" in checklist, f"the checklist does not say `{written}`:\n{checklist}"
     # its last step, `make strict`, is what the build test below runs
     assert "`make strict`" in checklist, checklist
@@ -901,12 +1070,19 @@ def test_contributing_starts_with_a_short_authors_path_whose_checklist_the_recip
     _follow_the_recipe(book)
     template = TEMPLATE.read_text(encoding="utf-8")
     assert (book / NEW_LESSON).read_text(encoding="utf-8") == template.replace(
-        "next: lessons/attention-matrix.md\n", f"{NEXT_OF_THE_LAST}\n", 1
+        "next: lessons/attention-matrix.md\n", f"next: {NAV_LESSONS[2]}\n", 1
     )
     nav = (book / "mkdocs.yml").read_text(encoding="utf-8")
-    assert f"      - {LAST_LESSON}\n      {NAV_ENTRY}\n" in nav
-    before = (book / "docs" / LAST_LESSON).read_text(encoding="utf-8")
+    assert f"      - {SECOND_LESSON}\n      {NAV_ENTRY}\n      - {NAV_LESSONS[2]}\n" in nav
+    before = (book / "docs" / SECOND_LESSON).read_text(encoding="utf-8")
     assert f"\n{NEXT_OF_THE_LESSON_BEFORE}\n" in before
+    # the renumbering changed the links to the lessons after it, and nothing else
+    link = _first_shifted_reference().split(": ")[0]  # "docs/lessons/<page>, line <n>"
+    page, line = link.split(", line ")
+    changed = (book / page).read_text(encoding="utf-8").splitlines()[int(line) - 1]
+    unchanged = (ROOT / page).read_text(encoding="utf-8").splitlines()[int(line) - 1]
+    assert changed != unchanged
+    assert re.sub(r"\d+", "N", changed) == re.sub(r"\d+", "N", unchanged)
 
 
 def test_a_lesson_added_as_contributing_says_passes_its_check_once_its_quiz_is_full(
@@ -944,3 +1120,15 @@ def test_a_lesson_added_as_contributing_says_builds_and_replaces_the_previous_si
     assert (site / "lessons/my-lesson/index.html").is_file()
     assert (site / "lessons/contributing-example/index.html").is_file()
     assert not (site / "previous.html").exists()
+
+
+def test_contributing_quotes_the_messages_of_a_lesson_number_the_nav_changed() -> None:
+    """Issue 45: what the page check and the build say of a link to a lesson the nav
+    numbers otherwise (the row lesson-inserted-in-the-middle meets it on the book's pages)."""
+    nav = [NAV_LESSONS[0], "lessons/new.md", *NAV_LESSONS[1:]]
+    third = NAV_LESSONS[2].removeprefix("lessons/")
+    texts = {EXAMPLE: f"As [lesson 3]({third}) showed.\n"}
+    first, hint = lesson_numbers_message(lesson_number_problems(texts, nav)).split("\n")
+    _assert_documented(first)
+    assert hint.endswith(RENUMBER_HINT), hint
+    assert RENUMBER_HINT in CONTRIBUTING.read_text(encoding="utf-8")

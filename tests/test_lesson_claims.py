@@ -11,6 +11,7 @@ page's, against the figures' inputs.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from fractions import Fraction
 from pathlib import Path
@@ -32,8 +33,16 @@ from attention_by_hand.book.coverage import (
     unchecked_lines,
     unchecked_numbers,
 )
-from attention_by_hand.book.page_check import cross_reference_problems, read_book
+from attention_by_hand.book.page_check import (
+    LISTED_LESSON_NUMBERS,
+    LessonNumberProblem,
+    cross_reference_problems,
+    lesson_number_problems,
+    lesson_numbers_message,
+    read_book,
+)
 from attention_by_hand.book.prose import ClaimError, claim
+from attention_by_hand.book.renumber import renumbered
 from attention_by_hand.book.visible_numbers import page_numbers
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -232,11 +241,10 @@ def _kv_cache_steps(inputs: dict[str, Any]) -> dict[str, list[Any]]:
     steps: list[Any] = []
     for t in range(n):
         steps += [t, t + 1, weights[t, : t + 1], output[t]]
-    causal_lesson = nav_lessons().index("lessons/causal-masking.md") + 1
     assert np.allclose(keys, np.eye(n)), "the caption says the keys are the unit vectors"
     return {
         "alt": steps,
-        "caption": [n, causal_lesson, np.exp(queries), values, inputs["scale"]],
+        "caption": [n, np.exp(queries), values, inputs["scale"]],
     }
 
 
@@ -636,18 +644,22 @@ _FIXTURE_NAV = [
 def test_a_lesson_number_must_name_the_lesson_of_the_nav() -> None:
     text = (
         "As [lesson 2](attention-matrix.md) showed, and [lesson 3](attention-matrix.md);\n"
-        "lesson 4 does not exist, and lesson 1 is plain text.\n"
+        "lesson 4 does not exist, and lesson 1 is plain text; [lesson 3](../index.md).\n"
     )
     problems = cross_reference_problems("lessons/causal-masking.md", text, _FIXTURE_NAV)
     assert problems == [
         (
-            "line 1: 'lesson 3' links to lessons/attention-matrix.md, but lesson 3 of the nav "
-            "in mkdocs.yml is lessons/causal-masking.md"
+            "line 1: 'lesson 3' links to lessons/attention-matrix.md, which is lesson 2 of the "
+            "nav in mkdocs.yml: write lesson 2"
         ),
         "line 2: 'lesson 4' names no lesson: the nav in mkdocs.yml has 3 lessons",
         (
             "line 2: 'lesson 1' is not a link, so no check can tell which lesson it means; "
             "write it [lesson 1](weighted-mixture.md) if it means lessons/weighted-mixture.md"
+        ),
+        (
+            "line 2: 'lesson 3' links to index.md, but lesson 3 of the nav in mkdocs.yml is "
+            "lessons/causal-masking.md"
         ),
     ]
 
@@ -682,3 +694,104 @@ def test_the_nav_lessons_are_read_from_mkdocs_yml() -> None:
     assert cross_reference_problems("index.md", f"lesson {past} is next.\n", lessons) == [
         f"line 1: 'lesson {past}' names no lesson: the nav in mkdocs.yml has {len(LESSONS)} lessons"
     ]
+
+
+# ---------------------------------------------------------------------------
+# Issue 45: a lesson inserted in the nav, the numbers of the whole book
+# ---------------------------------------------------------------------------
+
+#: the fixture nav with a lesson inserted second: the others move up one number
+_INSERTED = [_FIXTURE_NAV[0], "lessons/new.md", *_FIXTURE_NAV[1:]]
+
+
+def test_every_page_s_lesson_numbers_are_checked_against_the_nav() -> None:
+    """The numbers a new nav makes wrong, on every page, with file and line, in page order."""
+    texts = {
+        "lessons/causal-masking.md": "As [lesson 2](attention-matrix.md) showed.\n",
+        "index.md": "Start with [lesson 1](lessons/weighted-mixture.md).\n\n"
+        "Then [lesson 3](lessons/causal-masking.md).\n",
+    }
+    assert lesson_number_problems(texts, _FIXTURE_NAV) == []
+    problems = lesson_number_problems(texts, _INSERTED)
+    assert [str(p) for p in problems] == [
+        (
+            "docs/lessons/causal-masking.md, line 1: 'lesson 2' links to "
+            "lessons/attention-matrix.md, which is lesson 3 of the nav in mkdocs.yml: "
+            "write lesson 3"
+        ),
+        (
+            "docs/index.md, line 3: 'lesson 3' links to lessons/causal-masking.md, which is "
+            "lesson 4 of the nav in mkdocs.yml: write lesson 4"
+        ),
+    ]
+    assert [p.renumber for p in problems] == [3, 4]
+
+
+def test_renumbering_writes_the_nav_s_numbers_into_the_links() -> None:
+    page = (
+        "As [lesson 2](attention-matrix.md) and [Lesson 3](causal-masking.md#a) showed,\n"
+        "and [lessons 2 and 3](attention-matrix.md), [lesson 1](weighted-mixture.md), lesson 2.\n"
+    )
+    text, changes = renumbered("lessons/x.md", page, _INSERTED)
+    assert changes == [(1, 2, 3), (1, 3, 4)]
+    assert text == page.replace("[lesson 2](", "[lesson 3](", 1).replace("Lesson 3", "Lesson 4")
+    # what is left is what the renumbering cannot know: two numbers in one link, no link
+    left = lesson_number_problems({"lessons/x.md": text}, _INSERTED)
+    assert [(p.line, p.problem.split(" links")[0].split(" is")[0], p.renumber) for p in left] == [
+        (2, "'lesson 2'", None),  # of [lessons 2 and 3](attention-matrix.md): the 3 is right
+        (2, "'lesson 2'", None),  # not a link
+    ]
+
+
+def test_a_long_list_of_wrong_numbers_stays_short_and_names_every_line() -> None:
+    """At most LISTED_LESSON_NUMBERS + 1 lines, whatever the number of problems."""
+    many = [
+        LessonNumberProblem(f"docs/lessons/{name}.md", line, "wrong", renumber=2)
+        for name in ("a", "b", "c")
+        for line in range(1, 21)
+    ]
+    message = lesson_numbers_message(many).split("\n")
+    assert len(message) == LISTED_LESSON_NUMBERS + 1
+    assert message[: LISTED_LESSON_NUMBERS - 1] == [
+        str(p) for p in many[: LISTED_LESSON_NUMBERS - 1]
+    ]
+    rest = ", ".join(str(line) for line in range(LISTED_LESSON_NUMBERS, 21))
+    assert message[-2] == (
+        f"and {60 - LISTED_LESSON_NUMBERS + 1} more lesson numbers that do not match the nav: "
+        f"docs/lessons/a.md, lines {rest}; docs/lessons/b.md, lines "
+        + ", ".join(str(line) for line in range(1, 21))
+        + "; docs/lessons/c.md, lines "
+        + ", ".join(str(line) for line in range(1, 21))
+    )
+    assert message[-1].startswith("60 links of these go to a lesson the nav numbers otherwise")
+
+
+def test_a_figure_caption_names_a_lesson_by_its_title(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A caption or alt text cannot link: a lesson number there is refused, on each page that
+    shows the figure, at the line of the registry that writes it."""
+    # the registry the function reads (a test of the plugin may import the package afresh)
+    registry = lesson_number_problems.__globals__["registry"]
+    spec = registry.FIGURES["kv-cache-steps"]
+    assert (
+        lesson_number_problems(
+            {"lessons/kv-cache.md": "[[figure: kv-cache-steps]]\n"}, nav_lessons()
+        )
+        == []
+    )
+    numbered = dataclasses.replace(spec, caption="The causal example of lesson 3.")
+    monkeypatch.setattr(registry, "FIGURES", {**registry.FIGURES, spec.name: numbered})
+    problems = lesson_number_problems(
+        {
+            "lessons/kv-cache.md": "[[figure: kv-cache-steps]]\n",
+            "lessons/other.md": "[[figure: kv-cache-steps]]\n",
+        },
+        _FIXTURE_NAV,
+    )
+    assert [p.problem for p in problems] == [
+        (
+            "figure 'kv-cache-steps': 'lesson 3' is in its caption, which cannot link to it, so "
+            "no check can tell which lesson it means; name the lesson by its title if it means "
+            "lessons/causal-masking.md"
+        )
+    ]
+    assert problems[0].path.endswith("src/attention_by_hand/book/registry.py")

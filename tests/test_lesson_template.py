@@ -26,6 +26,7 @@ from mkdocs.utils.meta import get_data
 from mkdocs.utils.yaml import yaml_load
 
 from attention_by_hand.book import lessons, markers
+from attention_by_hand.book.page_check import check_source
 from attention_by_hand.book.pages import page_title
 from attention_by_hand.book.prose import runaway_fence, unclosed_invisible_block
 
@@ -109,15 +110,49 @@ def test_the_template_passes_and_gets_a_next_link(tmp_path: Path) -> None:
     )
 
 
-def test_a_next_link_in_the_body_is_not_repeated(tmp_path: Path) -> None:
-    text = _template() + "\n[Next: the matrix](attention-matrix.md#top)\n"
+def test_the_next_button_comes_from_next_even_when_the_text_links_there(tmp_path: Path) -> None:
+    """Issue 45: a link in the prose to the next lesson does not stand for its button."""
+    text = _template() + "\nThe matrix comes in [lesson 2](attention-matrix.md).\n"
     markdown = _check(tmp_path, text)
-    assert markdown.count("](attention-matrix.md") == 1
+    assert markdown.rstrip().endswith(
+        f"[Next: {NEXT_TITLE}](attention-matrix.md){{ .md-button .abh-next }}"
+    )
+    assert markdown.count(".abh-next") == 1
 
 
-def test_a_next_link_in_the_body_can_replace_the_front_matter(tmp_path: Path) -> None:
+def test_a_link_in_the_body_does_not_replace_next(tmp_path: Path) -> None:
     text = _template(next="") + "\n[Next: the matrix](attention-matrix.md)\n"
-    assert "[Next: the matrix](attention-matrix.md)" in _check(tmp_path, text)
+    assert "no 'next' in the front matter" in _failure(tmp_path, text)
+
+
+BUTTON = "[Next: Read a tiny attention matrix by hand](attention-matrix.md){ .md-button .abh-next }"
+
+
+@pytest.mark.parametrize(
+    ("written", "quoted"),
+    [
+        (BUTTON, BUTTON),
+        ("[Next](../index.md)", "[Next](../index.md)"),
+        ("See [Next: the matrix](b.md) below.", "[Next: the matrix](b.md)"),
+        (
+            "[The matrix](attention-matrix.md){ .abh-next }",
+            "[The matrix](attention-matrix.md){ .abh-next }",
+        ),
+    ],
+)
+def test_a_hand_written_next_link_fails_naming_its_line(written: str, quoted: str) -> None:
+    """Issue 45: one place says what comes next, `next:`; the check names the line to delete."""
+    text = _template() + f"\n{written}\n"
+    line = text.count("\n")
+    with pytest.raises(PluginError) as raised:
+        check_source(text, "docs/lessons/x.md", lesson=True)
+    assert str(raised.value).startswith(
+        f'docs/lessons/x.md, line {line}: {quoted!r} is a hand-written "Next" link'
+    ), raised.value
+    # a page that is no lesson may link as it likes; so may a code block, or the prose
+    check_source(text, "docs/index.md", lesson=False)
+    check_source(_template() + f"\n```md\n{written}\n```\n", "docs/lessons/x.md", lesson=True)
+    check_source(_template() + "\nThe [next lesson](attention-matrix.md).\n", "x.md", lesson=True)
 
 
 def test_only_markdown_pages_in_the_lessons_folder_are_lessons() -> None:
@@ -140,7 +175,7 @@ def test_only_markdown_pages_in_the_lessons_folder_are_lessons() -> None:
         ("description", "no 'description' in the front matter"),
         ("goal", "no 'goal' in the front matter"),
         ("sources", "no 'sources' in the front matter"),
-        ("next", "no next-lesson link: add 'next: lessons/<next-page>.md'"),
+        ("next", "no 'next' in the front matter: add 'next: lessons/<next-page>.md'"),
     ],
 )
 def test_a_missing_key_fails_naming_file_and_key(tmp_path: Path, key: str, expected: str) -> None:
@@ -210,15 +245,6 @@ def test_sources_must_list_at_least_one_id(tmp_path: Path, line: str, expected: 
 )
 def test_next_must_name_another_page(tmp_path: Path, line: str, expected: str) -> None:
     assert expected in _failure(tmp_path, _template(next=line))
-
-
-def test_a_next_link_that_disagrees_with_next_fails(tmp_path: Path) -> None:
-    text = _template() + "\n[Next: Home](../index.md)\n"
-    message = _failure(tmp_path, text)
-    assert (
-        "the body's link '[Next: Home](../index.md)' goes to index.md, but "
-        "'next: lessons/attention-matrix.md' in the front matter names another page"
-    ) in message
 
 
 def test_front_matter_that_is_not_yaml_says_so(tmp_path: Path) -> None:
@@ -426,12 +452,14 @@ def test_each_lesson_has_its_description_as_meta_description(site_dir: Path, les
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
 def test_each_lesson_links_to_its_next_page(site_dir: Path, lesson: Path) -> None:
+    """One "Next" button, to the page `next:` names (issue 45: drawn by the build alone)."""
     _, meta = get_data(lesson.read_text(encoding="utf-8"))
-    if "next" not in meta:
-        pytest.skip(f"{lesson.name} has no 'next:'; its body links onward")
     src_uri = lesson.relative_to(ROOT / "docs").as_posix()
     page = _built(site_dir, src_uri)
     url = get_relative_url(_url(meta["next"]), _url(src_uri))
+    buttons = re.findall(r'<a ([^>]*class="[^"]*\babh-next\b[^"]*"[^>]*)>', page)
+    assert len(buttons) == 1, buttons
+    assert f'href="{url}"' in buttons[0], (url, buttons)
     links = re.findall(
         rf'<a [^>]*href="{re.escape(url)}(?:#[^"]*)?"[^>]*>(.*?)</a>', page, re.DOTALL
     )

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from sybil import Sybil
 
+from attention_by_hand.book.coverage import claims, unchecked_lines
 from attention_by_hand.book.output import output_mismatch, render_output
 from attention_by_hand.book.prose import (  # the private patterns: see their test
     _MINUS_RE,
@@ -359,3 +360,38 @@ def test_the_output_fence_renders_as_output_through_superfences() -> None:
     assert html.count('<div class="abh-output"') == 1
     assert "<samp>4.0</samp>" in html
     assert html.index("print") < html.index("abh-output")
+
+
+#: an exercise's answer lines, the same words with other numbers (issue 45)
+ANSWERS = (
+    "= weight of key 0: 1/4\n= weight of key 1: 3/4\n\n"
+    "<!-- invisible-code-block: python\nfrom fractions import Fraction\n"
+)
+
+
+def test_a_claim_matches_the_line_whose_numbers_it_quotes(tmp_path: Path) -> None:
+    """Issue 45: two lines fit the fragment once its numbers are wildcards; the one with
+    its numbers is the claim's, wherever it stands (the first line's claim passed already)."""
+    _run_page(tmp_path, ANSWERS + 'claim("= weight of key 1: 3/4", 1, Fraction(3, 4))\n-->\n')
+    _run_page(tmp_path, ANSWERS + 'claim("= weight of key 0: 1/4", 0, Fraction(1, 4))\n-->\n')
+    # and the coverage check finds each number covered by the claim of its own line
+    page = tmp_path / "page.md"
+    page.write_text(
+        ANSWERS
+        + 'claim("= weight of key 0: 1/4", 0, Fraction(1, 4))\n'
+        + 'claim("= weight of key 1: 3/4", 1, Fraction(3, 4))\n-->\n',
+        encoding="utf-8",
+    )
+    assert unchecked_lines(page) == []
+    assert [c.span for c in claims(page)] == [(0, 22), (23, 45)]
+
+
+def test_without_its_numbers_a_claim_names_the_closest_line(tmp_path: Path) -> None:
+    """A number changed in the prose is named at its own line, where the other numbers of
+    the fragment stand, not at the first line with the fragment's words."""
+    changed = ANSWERS.replace("key 1: 3/4", "key 1: 2/4")
+    with pytest.raises(
+        ClaimError,
+        match=r"page\.md, line 2: the prose says 2/4 where the check below it expects 3/4",
+    ):
+        _run_page(tmp_path, changed + 'claim("= weight of key 1: 3/4", 1, Fraction(3, 4))\n-->\n')

@@ -49,7 +49,8 @@ def test_parse_score_reads_numbers_and_logarithms():
 
 
 @pytest.mark.parametrize(
-    "text", ["", "ln", "ln 0", "ln -2", "--ln 2", "-ln 0", "log 2", "2 + 1", "abc", "101", "ln 1e50"]
+    "text",
+    ["", "ln", "ln 0", "ln -2", "--ln 2", "-ln 0", "log 2", "2 + 1", "abc", "101", "ln 1e50"],
 )
 def test_parse_score_rejects_other_texts(text: str):
     with pytest.raises(ValueError, match=r"score|ln"):

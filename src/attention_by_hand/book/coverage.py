@@ -8,9 +8,10 @@ exempt nor backed by its check is reported, with its line and a ``claim()``
 to add.
 
 * ``prose`` and ``comment`` numbers must lie inside the text matched by a
-  ``claim()`` fragment of the same page, at the first place it matches in
-  the text above its block (the same place ``claim()`` checks), so that a
-  reviewer can go from any number to the check that covers it.
+  ``claim()`` fragment of the same page, at the place it quotes in the text
+  above its block (the same place ``claim()`` checks:
+  :func:`~attention_by_hand.book.prose.fragment_place`), so that a reviewer
+  can go from any number to the check that covers it.
 * ``output`` numbers must lie in a ```` ```output ```` fence that belongs to
   the ```` ```python ```` block right above it (the page's Sybil run compares
   them with what the block prints).
@@ -37,6 +38,7 @@ from sybil import Sybil
 from attention_by_hand.book.prose import (
     BlockSource,
     fragment_pattern,
+    fragment_place,
     numbers_in,
     page_parsers,
     parse_number,
@@ -71,12 +73,16 @@ class Claim:
 
 
 class UnreadableClaims(ValueError):
-    """A code block whose ``claim()`` fragments cannot be read: `line` of `path`, and why."""
+    """A code block whose ``claim()`` fragments cannot be read: `line` of `path`, and why.
 
-    def __init__(self, path: Path, line: int, reason: str) -> None:
+    `syntax_error` is true when the code does not parse.
+    """
+
+    def __init__(self, path: Path, line: int, reason: str, *, syntax_error: bool = False) -> None:
         super().__init__(f"{path}, line {line}: {reason}")
         self.line = line
         self.reason = reason
+        self.syntax_error = syntax_error
 
 
 @dataclass(frozen=True)
@@ -109,23 +115,26 @@ def claims(path: Path) -> list[Claim]:
         if not isinstance(example.parsed, BlockSource):  # an exercise block, not Python
             continue
         first_line = example.line + example.parsed.line_offset + 1
+        segments = prose_above(example)
         for fragment in _claim_fragments(str(example.parsed), path, first_line):
-            pattern = fragment_pattern(fragment)
+            place = fragment_place(fragment_pattern(fragment), numbers_in(fragment), segments)
             span = (-1, -1)
-            for segment, offset in prose_above(example):
-                if match := pattern.search(segment):
-                    span = (offset + match.start(), offset + match.end())
-                    break
+            if place is not None:
+                match, offset = place
+                span = (offset + match.start(), offset + match.end())
             found.append(Claim(fragment, span, example.line))
     return found
 
 
-def unchecked_numbers(path: Path) -> list[Unchecked]:
-    """The numbers a reader sees on the page at `path` that no check backs, in order."""
+def unchecked_numbers(path: Path, found: list[Claim] | None = None) -> list[Unchecked]:
+    """The numbers a reader sees on the page at `path` that no check backs, in order.
+
+    `found` is its :func:`claims`, if they were read already.
+    """
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".py":
         text = notebook_markdown(text)
-    covered = [c.span for c in claims(path)]
+    covered = [c.span for c in (claims(path) if found is None else found)]
     shown = [] if path.suffix == ".py" else _shown_output_spans(path)
     missing = []
     for seen in page_numbers(text):
@@ -143,12 +152,13 @@ def unchecked_numbers(path: Path) -> list[Unchecked]:
     return missing
 
 
-def unchecked_lines(path: Path) -> list[str]:
+def unchecked_lines(path: Path, found: list[Claim] | None = None) -> list[str]:
     """The numbers of :func:`unchecked_numbers`, one line of the page each, with one claim() to add.
 
     The numbers of a kind on one line are listed together, and the claim()
     suggested for them quotes the words from before the first to the last,
-    so that one check covers them all.
+    so that one check covers them all. `found` is the page's :func:`claims`,
+    if they were read already.
 
     Examples
     --------
@@ -161,9 +171,9 @@ def unchecked_lines(path: Path) -> list[str]:
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".py":
         text = notebook_markdown(text)
-    found = unchecked_numbers(path)
+    missing = unchecked_numbers(path, found)
     lines = []
-    for (line, kind), group in itertools.groupby(found, key=lambda u: (u.seen.line, u.seen.kind)):
+    for (line, kind), group in itertools.groupby(missing, key=lambda u: (u.seen.line, u.seen.kind)):
         numbers = [u.seen for u in group]
         shown = [n.number.text for n in numbers]
         listed = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
@@ -198,7 +208,7 @@ def _claim_fragments(code: str, path: Path, first_line: int) -> list[str]:
     except SyntaxError as error:
         line = first_line + (error.lineno or 1) - 1
         reason = f"the Python code here does not parse ({error.msg}), so its claim() checks cannot be read"
-        raise UnreadableClaims(path, line, reason) from None
+        raise UnreadableClaims(path, line, reason, syntax_error=True) from None
     fragments = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "claim":
@@ -235,10 +245,12 @@ def _notebook_claims(path: Path) -> list[Claim]:
 
 
 def _notebook_claim(markdown: str, above: int, start: int, fragment: str, line: int) -> Claim:
-    match = fragment_pattern(fragment).search(markdown, above, start)
-    if match is None:
+    numbers = numbers_in(fragment)
+    place = fragment_place(fragment_pattern(fragment), numbers, [(markdown[:start], 0)], pos=above)
+    if place is None:
         return Claim(fragment, (-1, -1), line, "the Markdown above does not contain it")
-    for index, number in enumerate(numbers_in(fragment), start=1):
+    match = place[0]
+    for index, number in enumerate(numbers, start=1):
         if parse_number(match.group(index)) != number.value:
             where = markdown.count("\n", 0, match.start()) + 1
             problem = (

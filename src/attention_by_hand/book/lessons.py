@@ -5,11 +5,10 @@ Lessons
     Every page under ``docs/lessons/`` must have, in its front matter, a
     ``title``, a ``description`` of exactly one sentence (Material uses it as
     the page's ``<meta name="description">``), a ``goal``, at least one
-    source id in ``sources:``, and a next-lesson link: ``next:`` naming an
-    existing page relative to ``docs/`` (for example
-    ``lessons/attention-matrix.md``), or a link in the body whose text starts
-    with "Next". Its body must hold at least one check that the test suite
-    runs: a ```` ```python ```` fence or an
+    source id in ``sources:``, and ``next:``, naming an existing page
+    relative to ``docs/`` (for example ``lessons/attention-matrix.md``). Its
+    body must hold at least one check that the test suite runs: a
+    ```` ```python ```` fence or an
     ``<!-- invisible-code-block: python ... -->`` block (found with the same
     Sybil parser that runs them). Its last three sections are
     :data:`CLOSING_SECTIONS`, in that order, each heading written exactly so
@@ -17,9 +16,10 @@ Lessons
     that every lesson ends the same way. A lesson that misses any of these
     stops the build with one message that names the file and lists
     everything missing, with the line of a misplaced or misnamed heading.
-    When ``next:`` is given and the body has no link to that page, the build
-    adds a "Next: <title>" link at the end of the page. The template to copy
-    is ``lesson-template.md`` at the root of the repository.
+    The build adds a "Next: <title>" button to the page ``next:`` names at the
+    end of the lesson; a hand-written one stops it, naming its line
+    (:func:`hand_written_next`), so that one place says what comes next. The
+    template to copy is ``lesson-template.md`` at the root of the repository.
 
 Source revision
     The footer (``overrides/partials/copyright.html``) prints
@@ -41,7 +41,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.utils.meta import YAML_RE
 from sybil import Document
 
-from attention_by_hand.book.fences import prose, split_fences
+from attention_by_hand.book.fences import split_fences
 from attention_by_hand.book.pages import front_matter_error
 from attention_by_hand.book.prose import PythonBlockParser
 
@@ -59,6 +59,14 @@ LINK = re.compile(r"\[(?P<text>[^\]\n]*)\]\(\s*<?(?P<target>[^)\s>]+)>?(?:\s+[^)
 CLOSING_SECTIONS = ("Practice", "Take it with you", "Check yourself")
 #: A level-2 ATX heading (up to 3 spaces before it; closing hashes dropped).
 SECTION_HEADING = re.compile(r"^ {0,3}##[ \t]+(?P<text>.*?)(?:[ \t]+#+)?[ \t]*$")
+#: A hand-written "Next" button: a line that is one link whose text starts with "Next" (an
+#: attribute list may follow), a link whose text starts with "Next:", or one of class abh-next.
+HAND_WRITTEN_NEXT = re.compile(
+    r"^[ \t]*\[Next\b[^\]\n]*\]\([^)\n]*\)[ \t]*(?:\{[^}\n]*\})?[ \t]*$"
+    r"|\[[ \t]*Next:[^\]\n]*\]\([^)\n]*\)"
+    r"|\[[^\]\n]*\]\([^)\n]*\)[ \t]*\{[^}\n]*\.abh-next\b[^}\n]*\}",
+    re.MULTILINE,
+)
 
 
 # ---------------------------------------------------------------------------
@@ -147,7 +155,7 @@ def checked_lesson(
     source_path: str,
     titles: Mapping[str, str],
 ) -> str:
-    """Check a lesson against the template; add its "Next" link if the body has none.
+    """Check a lesson against the template; add its "Next" button, to the page `next:` names.
 
     Parameters
     ----------
@@ -168,8 +176,8 @@ def checked_lesson(
     Returns
     -------
     str
-        The Markdown, with a "Next: <title>" button at the end when ``next:``
-        names a page the body does not link to.
+        The Markdown, with a "Next: <title>" button at the end to the page
+        ``next:`` names.
 
     Raises
     ------
@@ -187,7 +195,7 @@ def checked_lesson(
 
 
 def add_next_link(markdown: str, *, page: str, next_uri: str, next_title: str) -> str:
-    """Add a "Next: <title>" button at the end of a lesson whose body has no link to `next_uri`.
+    """Add a "Next: <title>" button to `next_uri` at the end of a lesson.
 
     Parameters
     ----------
@@ -198,11 +206,48 @@ def add_next_link(markdown: str, *, page: str, next_uri: str, next_title: str) -
     next_title : str
         The next page's title.
     """
-    if links_to(markdown, page, next_uri):
-        return markdown
     title = next_title.replace("[", r"\[").replace("]", r"\]")
     url = posixpath.relpath(next_uri, posixpath.dirname(page) or ".")
     return f"{markdown.rstrip()}\n\n[Next: {title}]({url}){{ .md-button .abh-next }}\n"
+
+
+def hand_written_next(markdown: str) -> list[tuple[int, str]]:
+    """(line, text) of each hand-written "Next" link of a lesson, outside fenced code blocks.
+
+    The build draws the lesson's "Next" button from ``next:`` in its front
+    matter (:func:`add_next_link`): a second one, written in the body, would
+    show two buttons, or one that goes elsewhere.
+
+    Examples
+    --------
+    >>> hand_written_next("Text.\\n\\n[Next: The matrix](b.md){ .md-button .abh-next }\\n")
+    [(3, '[Next: The matrix](b.md){ .md-button .abh-next }')]
+    >>> hand_written_next("```md\\n[Next: x](b.md)\\n```\\nThe [next lesson](b.md) shows it.\\n")
+    []
+    """
+    found = []
+    line = 1
+    for fenced, text in split_fences(markdown):
+        if not fenced:
+            for match in HAND_WRITTEN_NEXT.finditer(text):
+                found.append((line + text.count("\n", 0, match.start()), match.group().strip()))
+        line += text.count("\n")
+    return found
+
+
+def hand_written_next_error(source_path: str, line: int, text: str) -> PluginError:
+    """The error for a hand-written "Next" link at `line` of the lesson `source_path`.
+
+    Examples
+    --------
+    >>> print(hand_written_next_error("docs/lessons/x.md", 9, "[Next: M](b.md)"))
+    docs/lessons/x.md, line 9: '[Next: M](b.md)' is a hand-written "Next" link, but the build draws the "Next" button from 'next:' in the front matter; delete this line (and make 'next:' name the page that comes next, if it does not)
+    """
+    return PluginError(
+        f'{source_path}, line {line}: {text!r} is a hand-written "Next" link, but the build '
+        "draws the \"Next\" button from 'next:' in the front matter; delete this line (and make "
+        "'next:' name the page that comes next, if it does not)"
+    )
 
 
 def revision_url(repo_url: str | None, revision: str) -> str | None:
@@ -267,11 +312,10 @@ def template_problems(
 
     next_uri = meta.get("next")
     if next_uri is None:
-        if not any(m["text"].strip().lower().startswith("next") for m in links(markdown)):
-            problems.append(
-                "no next-lesson link: add 'next: lessons/<next-page>.md' (the path relative to "
-                "docs/) to the front matter, or a '[Next: ...](...)' link to the body"
-            )
+        problems.append(
+            "no 'next' in the front matter: add 'next: lessons/<next-page>.md' (the path "
+            'relative to docs/), the page the lesson\'s "Next" button goes to'
+        )
     elif not isinstance(next_uri, str) or not next_uri.strip():
         problems.append(
             f"'next' in the front matter is {next_uri!r}; it must be the path of the next "
@@ -292,17 +336,6 @@ def template_problems(
             )
         elif target == page:
             problems.append(f"'next: {next_uri}' points to the lesson itself")
-        else:
-            for match in links(markdown):
-                linked = resolve_link(page, match["target"])
-                if match["text"].strip().lower().startswith(
-                    "next:"
-                ) and linked != posixpath.normpath(next_uri):
-                    problems.append(
-                        f"the body's link '[{match['text']}]({match['target']})' goes to "
-                        f"{linked or match['target']}, but 'next: {next_uri}' in the front "
-                        "matter names another page: make them agree"
-                    )
     return problems
 
 
@@ -400,23 +433,12 @@ def executed_checks(markdown: str, path: str) -> int:
     return sum(1 for _ in PythonBlockParser()(Document(markdown, path)))
 
 
-def links(markdown: str) -> list[re.Match[str]]:
-    """The inline links of the page, outside fenced code blocks."""
-    return list(LINK.finditer(prose(markdown)))
-
-
 def resolve_link(src_uri: str, target: str) -> str | None:
     """The docs-relative path a link from `src_uri` points to (None if external)."""
     path = target.split("#", 1)[0]
     if not path or ":" in path or path.startswith("/"):
         return None
     return posixpath.normpath(posixpath.join(posixpath.dirname(src_uri), path))
-
-
-def links_to(markdown: str, src_uri: str, target_uri: str) -> bool:
-    """Whether the body already links to `target_uri` (both relative to docs/)."""
-    wanted = posixpath.normpath(target_uri)
-    return any(resolve_link(src_uri, m["target"]) == wanted for m in links(markdown))
 
 
 def source_revision(root: str) -> str:

@@ -30,12 +30,19 @@ repository root) and, where there is one, the line in it:
    ```` ```output ```` fence sits right under one (Sybil runs and compares
    nothing else), every skip gives its reason, and no exercise holds a fence;
 6. every number a reader sees is backed by a check
-   (:mod:`attention_by_hand.book.coverage`), a lesson has at least
-   :data:`MIN_CLAIMS_PER_LESSON` claims, and every ``lesson N`` names the
-   N-th lesson of the nav.
+   (:mod:`attention_by_hand.book.coverage`) and a lesson has at least
+   :data:`MIN_CLAIMS_PER_LESSON` claims;
+7. every ``lesson N`` names the N-th lesson of the nav: those of the page,
+   and those of the pages no other page check of the run covers, with the
+   captions of the figures they show (:func:`lesson_number_problems`;
+   ``pytest docs/lessons/x.md`` reads the whole book's, as the build does),
+   since a lesson inserted, moved or removed in the nav changes the numbers
+   of pages the author did not touch.
 
 What only a build shows (a broken link, maths that latex2mathml refuses, a
-failing notebook cell, the pages as rendered) needs ``make strict``.
+failing notebook cell, the pages as rendered) needs ``make strict``. The
+build, in turn, does not run the pages' Python blocks nor check their
+numbers: only the page check does.
 
 A plain library: it reads the book's files, raises the libraries' errors
 (:data:`BOOK_ERRORS`) and keeps no state.
@@ -43,9 +50,10 @@ A plain library: it reads the book's files, raises the libraries' errors
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,10 +88,13 @@ from attention_by_hand.book.visible_numbers import lesson_references
 __all__ = [
     "BOOK_ERRORS",
     "CHECKS",
+    "LISTED_LESSON_NUMBERS",
     "MIN_CLAIMS_PER_LESSON",
     "MIN_EXERCISES_PER_LESSON",
     "MIN_QUIZ_QUESTIONS",
+    "RENUMBER",
     "Book",
+    "LessonNumberProblem",
     "Page",
     "PageError",
     "check_fences",
@@ -91,6 +102,8 @@ __all__ = [
     "check_source",
     "cross_reference_problems",
     "fences_inside_exercises",
+    "lesson_number_problems",
+    "lesson_numbers_message",
     "opening_fences",
     "read_book",
 ]
@@ -166,6 +179,9 @@ class Page:
     path: str
     text: str
     file: Path
+    #: The other pages (relative to ``docs/``) whose lesson numbers its check
+    #: checks too; None: every other page of the book (see :func:`check_page`).
+    elsewhere: frozenset[str] | None = None
 
     @property
     def is_markdown(self) -> bool:
@@ -233,8 +249,22 @@ def _leaves(node: object) -> list[str]:
     return []
 
 
-def check_page(file: Path, book: Book) -> None:
+def check_page(file: Path, book: Book, *, elsewhere: Collection[str] | None = None) -> None:
     """Run every check of :data:`CHECKS` on the page at `file`; stop at the first that fails.
+
+    Parameters
+    ----------
+    file : pathlib.Path
+        The page.
+    book : Book
+        The book it belongs to.
+    elsewhere : collection of str, optional
+        The other pages (relative to ``docs/``) whose lesson numbers the last
+        check reads too, with the captions of the figures they show: a
+        lesson inserted, moved or removed in the nav changes the numbers of
+        pages the author did not touch. By default every other page of the
+        book; pytest passes to each page the pages no page of its run covers
+        (:mod:`attention_by_hand.book.pytest_pages`).
 
     Raises
     ------
@@ -243,7 +273,13 @@ def check_page(file: Path, book: Book) -> None:
     """
     docs = book.root / book.docs_dir
     uri = file.relative_to(docs).as_posix()
-    page = Page(uri, f"{book.docs_dir}/{uri}", file.read_text(encoding="utf-8"), file)
+    page = Page(
+        uri,
+        f"{book.docs_dir}/{uri}",
+        file.read_text(encoding="utf-8"),
+        file,
+        None if elsewhere is None else frozenset(elsewhere),
+    )
     for check in CHECKS:
         check(page, book)
 
@@ -262,8 +298,9 @@ def check_source(text: str, path: str, *, lesson: bool) -> None:
     prose as code), a misspelled quiz, exercise or given fence (it shows the
     answers, or the exercises' data, as code), a malformed quiz or exercise,
     a second, empty or stray ```` ```given ```` block, a marker the build
-    would not show. The build runs this on every page before anything reads it, so each
-    is the first and only message, with the line in the file.
+    would not show, a lesson's hand-written "Next" link (the build draws the
+    button from ``next:``). The build runs this on every page before anything
+    reads it, so each is the first and only message, with the line in the file.
 
     Parameters
     ----------
@@ -306,6 +343,8 @@ def check_source(text: str, path: str, *, lesson: bool) -> None:
             f"{never_closed.fence} on a line of its own"
         )
     markers.check_markers(text, path, _registries())
+    for line, written in lessons.hand_written_next(text) if lesson else []:
+        raise lessons.hand_written_next_error(path, line, written)
 
 
 def _registries() -> dict[str, tuple[Collection[str], str]]:
@@ -487,6 +526,9 @@ def _numbers(page: Page, book: Book) -> None:
     try:
         claims = coverage.claims(page.file)
     except coverage.UnreadableClaims as error:
+        if error.syntax_error and page.is_markdown:
+            # the block's own run reports it, with the line and its caret
+            return
         raise PageError(f"{page.path}, line {error.line}: {error.reason}") from None
     unmatched = [c for c in claims if c.span == (-1, -1)]
     if unmatched and page.is_markdown:
@@ -501,7 +543,7 @@ def _numbers(page: Page, book: Book) -> None:
                 for c in unmatched
             )
         )
-    unchecked = coverage.unchecked_lines(page.file)
+    unchecked = coverage.unchecked_lines(page.file, claims)
     if unchecked:
         raise PageError(
             f"{page.path}: a number a reader sees is backed by no check (claim() for prose and "
@@ -516,12 +558,117 @@ def _numbers(page: Page, book: Book) -> None:
 
 
 def _lesson_numbers(page: Page, book: Book) -> None:
-    problems = cross_reference_problems(page.uri, page.text, book.nav_lessons)
+    docs = book.root / book.docs_dir
+    elsewhere = book.pages if page.elsewhere is None else page.elsewhere
+    texts = {page.uri: page.text}
+    for uri in sorted(set(elsewhere) - {page.uri}):
+        texts[uri] = (docs / uri).read_text(encoding="utf-8")
+    problems = lesson_number_problems(texts, book.nav_lessons, docs_dir=book.docs_dir)
     if problems:
-        raise PageError("\n".join(f"{page.path}, {problem}" for problem in problems))
+        raise PageError(lesson_numbers_message(problems))
 
 
-def cross_reference_problems(page: str, text: str, nav_lessons: list[str]) -> list[str]:
+#: What rewrites the lesson numbers of the links that the nav made wrong (:mod:`.renumber`).
+RENUMBER = ".venv/bin/python -m attention_by_hand.book.renumber"
+#: A page check lists at most this many wrong lesson numbers a line each; one line names the rest.
+LISTED_LESSON_NUMBERS = 8
+
+
+@dataclass(frozen=True)
+class LessonNumberProblem:
+    """A ``lesson N`` that does not name the lesson the nav numbers N, and why.
+
+    Attributes
+    ----------
+    path : str
+        The file, relative to the repository root.
+    line : int
+        The line in it.
+    problem : str
+        What is wrong, and the fix.
+    renumber : int or None
+        The nav's number of the lesson the link goes to, when the number
+        alone is wrong (:data:`RENUMBER` writes it).
+    """
+
+    path: str
+    line: int
+    problem: str
+    renumber: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.path}, line {self.line}: {self.problem}"
+
+
+def lesson_number_problems(
+    texts: Mapping[str, str], nav_lessons: Sequence[str], *, docs_dir: str = "docs"
+) -> list[LessonNumberProblem]:
+    """Every ``lesson N`` of the pages `texts` that does not name the N-th lesson of the nav.
+
+    Parameters
+    ----------
+    texts : mapping of str to str
+        The pages' sources, by path relative to `docs_dir` (a notebook as
+        its jupytext file); the problems come in this order, then by line.
+    nav_lessons : sequence of str
+        The lessons of the nav in ``mkdocs.yml``, in order.
+    docs_dir : str
+        The pages' folder, relative to the repository root.
+
+    Returns
+    -------
+    list of LessonNumberProblem
+        Those of :func:`cross_reference_problems` on each page, then those of
+        the captions and alt texts of the figures each page shows, which
+        cannot link (a figure shown on several pages, once).
+    """
+    found: list[LessonNumberProblem] = []
+    for uri, text in texts.items():
+        path = f"{docs_dir}/{uri}"
+        for line, problem, renumber in _reference_problems(uri, text, nav_lessons):
+            found.append(LessonNumberProblem(path, line, problem, renumber))
+        if uri.endswith(".md"):
+            found += [p for p in _figure_text_problems(text, nav_lessons) if p not in found]
+    return found
+
+
+def lesson_numbers_message(problems: Sequence[LessonNumberProblem]) -> str:
+    """The page check's message for `problems`: at most ``LISTED_LESSON_NUMBERS + 1`` lines.
+
+    Each problem a line, the first ones; the others on one line, by file
+    and line; and, if some links need only the nav's number, how to write
+    them all at once.
+
+    Examples
+    --------
+    >>> print(lesson_numbers_message([LessonNumberProblem("docs/x.md", 3, "wrong", renumber=4)]))
+    docs/x.md, line 3: wrong
+    1 link of these goes to a lesson the nav numbers otherwise: `.venv/bin/python -m attention_by_hand.book.renumber` writes the nav's numbers into such links
+    """
+    listed = list(problems)
+    rest: list[LessonNumberProblem] = []
+    if len(listed) > LISTED_LESSON_NUMBERS:
+        listed, rest = listed[: LISTED_LESSON_NUMBERS - 1], listed[LISTED_LESSON_NUMBERS - 1 :]
+    lines = [str(problem) for problem in listed]
+    if rest:
+        files: dict[str, list[str]] = {}
+        for problem in rest:
+            files.setdefault(problem.path, []).append(str(problem.line))
+        where = "; ".join(
+            f"{path}, line{'s' if len(at) > 1 else ''} {', '.join(at)}"
+            for path, at in files.items()
+        )
+        lines.append(f"and {len(rest)} more lesson numbers that do not match the nav: {where}")
+    stale = sum(problem.renumber is not None for problem in problems)
+    if stale:
+        lines.append(
+            f"{stale} link{' of these goes' if stale == 1 else 's of these go'} to a lesson the "
+            f"nav numbers otherwise: `{RENUMBER}` writes the nav's numbers into such links"
+        )
+    return "\n".join(lines)
+
+
+def cross_reference_problems(page: str, text: str, nav_lessons: Sequence[str]) -> list[str]:
     """What is wrong with each ``lesson N`` of `text`, the page at docs/`page`.
 
     It must be a link to the N-th lesson of the nav (`nav_lessons`, in
@@ -534,40 +681,111 @@ def cross_reference_problems(page: str, text: str, nav_lessons: list[str]) -> li
     >>> cross_reference_problems("index.md", "See lesson 3.", ["lessons/a.md", "lessons/b.md"])
     ["line 1: 'lesson 3' names no lesson: the nav in mkdocs.yml has 2 lessons"]
     """
-    problems = []
-    for ref in lesson_references(text):
-        said = f"'lesson {ref.lesson}'"
+    return [
+        f"line {line}: {problem}"
+        for line, problem, _ in _reference_problems(page, text, nav_lessons)
+    ]
+
+
+def _reference_problems(
+    page: str, text: str, nav_lessons: Sequence[str]
+) -> list[tuple[int, str, int | None]]:
+    """(line, problem, the nav's number of the linked lesson if only the number is wrong)."""
+    problems: list[tuple[int, str, int | None]] = []
+    references = lesson_references(text)
+    links = [ref.link for ref in references]
+    for ref in references:
+        said, renumber = f"'lesson {ref.lesson}'", None
         if not 1 <= ref.lesson <= len(nav_lessons):
-            problems.append(
-                f"line {ref.line}: {said} names no lesson: the nav in mkdocs.yml has "
-                f"{len(nav_lessons)} lessons"
+            problem = (
+                f"{said} names no lesson: the nav in mkdocs.yml has {len(nav_lessons)} lessons"
             )
+            problems.append((ref.line, problem, None))
             continue
         meant = nav_lessons[ref.lesson - 1]
-        if ref.target is None:
-            if ref.in_comment or page.endswith(".py"):
-                where = "a code comment" if ref.in_comment else "the notebook"
-                problems.append(
-                    f"line {ref.line}: {said} is in {where}, which cannot link to it, so no "
-                    f"check can tell which lesson it means; name the lesson by its title if it "
-                    f"means {meant}"
-                )
-            else:
-                link = posixpath.relpath(meant, posixpath.dirname(page) or ".")
-                problems.append(
-                    f"line {ref.line}: {said} is not a link, so no check can tell which lesson it "
-                    f"means; write it [lesson {ref.lesson}]({link}) if it means {meant}"
-                )
-            continue
-        linked = posixpath.normpath(
-            posixpath.join(posixpath.dirname(page), ref.target.split("#")[0])
-        )
-        if linked != meant:
-            problems.append(
-                f"line {ref.line}: {said} links to {linked}, but lesson {ref.lesson} of the nav "
-                f"in mkdocs.yml is {meant}"
+        if ref.target is None and (ref.in_comment or page.endswith(".py")):
+            problem = _cannot_link(
+                said, "a code comment" if ref.in_comment else "the notebook", meant
             )
+        elif ref.target is None:
+            link = posixpath.relpath(meant, posixpath.dirname(page) or ".")
+            problem = (
+                f"{said} is not a link, so no check can tell which lesson it means; write it "
+                f"[lesson {ref.lesson}]({link}) if it means {meant}"
+            )
+        else:
+            linked = posixpath.normpath(
+                posixpath.join(posixpath.dirname(page), ref.target.split("#")[0])
+            )
+            if linked == meant:
+                continue
+            if linked in nav_lessons:
+                number = list(nav_lessons).index(linked) + 1
+                problem = (
+                    f"{said} links to {linked}, which is lesson {number} of the nav in "
+                    f"mkdocs.yml: write lesson {number}"
+                )
+                # the renumbering rewrites a link that holds one number, no other
+                renumber = number if links.count(ref.link) == 1 else None
+            else:
+                problem = (
+                    f"{said} links to {linked}, but lesson {ref.lesson} of the nav in mkdocs.yml "
+                    f"is {meant}"
+                )
+        problems.append((ref.line, problem, renumber))
     return problems
+
+
+def _cannot_link(said: str, where: str, meant: str | None) -> str:
+    means = f" if it means {meant}" if meant else ""
+    return (
+        f"{said} is in {where}, which cannot link to it, so no check can tell which lesson it "
+        f"means; name the lesson by its title{means}"
+    )
+
+
+def _figure_text_problems(text: str, nav_lessons: Sequence[str]) -> list[LessonNumberProblem]:
+    """A lesson number in the caption or alt text of a figure the page shows: neither can link."""
+    shown = markers.named_marker("figure").findall(text)
+    for demo in markers.named_marker("demo").findall(text):
+        spec = demos.DEMOS.get(demo)
+        if spec is not None and spec.picture_figure is not None:
+            shown.append(spec.picture_figure)
+    problems = []
+    for name in dict.fromkeys(shown):
+        figure = registry.FIGURES.get(name)
+        if figure is None:
+            continue
+        for part, words in (("caption", figure.caption), ("alt text", figure.alt)):
+            for ref in lesson_references(words):
+                said = f"'lesson {ref.lesson}'"
+                meant = nav_lessons[ref.lesson - 1] if 1 <= ref.lesson <= len(nav_lessons) else None
+                path, line = _registry_line(words, ref.span)
+                problems.append(
+                    LessonNumberProblem(
+                        path,
+                        line,
+                        f"figure {name!r}: " + _cannot_link(said, f"its {part}", meant),
+                    )
+                )
+    return problems
+
+
+def _registry_line(words: str, span: tuple[int, int]) -> tuple[str, int]:
+    """The registry's file, and the line of its source that writes ``words[:span[1]]``'s end.
+
+    The longest piece of `words` before the number, up to it, that the
+    source holds once (1 if none does).
+    """
+    file = Path(registry.__file__)
+    path = os.path.relpath(file)
+    path = file.as_posix() if path.startswith("..") else Path(path).as_posix()
+    source = file.read_text(encoding="utf-8")
+    for start in range(max(0, span[0] - 40), span[0] + 1):
+        piece = words[start : span[1]]
+        if source.count(piece) == 1:
+            return path, source.count("\n", 0, source.index(piece)) + 1
+    return path, 1
 
 
 #: The checks of a page, in the order they run (each takes the page and the book).

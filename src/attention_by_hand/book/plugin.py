@@ -246,7 +246,8 @@ class BookPlugin(BasePlugin[BookConfig]):
         return files
 
     def on_nav(self, nav: Navigation, *, config: MkDocsConfig, files: Files) -> Navigation:
-        """Stop on a lesson the nav leaves out; note the reading order and every page's title."""
+        """Stop on a lesson the nav leaves out, or on a lesson number it makes wrong; note the
+        reading order and every page's title."""
         self.nav_order = [page.file.src_uri for page in nav.pages]
         # once per build, for the lessons' "Next" links (not once per lesson page)
         self.page_titles = {
@@ -261,6 +262,7 @@ class BookPlugin(BasePlugin[BookConfig]):
             uri = file.src_uri
             if self.lib.lessons.is_lesson(uri, self.config.lessons) and uri not in self.nav_order:
                 raise self.lib.lessons.not_in_nav_error(self._source_path(file, config), uri)
+        self._check_lesson_numbers(config, files)
         return nav
 
     # -- each page ----------------------------------------------------------
@@ -604,6 +606,24 @@ class BookPlugin(BasePlugin[BookConfig]):
             lesson=self.lib.lessons.is_lesson(file.src_uri, self.config.lessons),
         )
 
+    def _check_lesson_numbers(self, config: MkDocsConfig, files: Files) -> None:
+        """Every ``lesson N`` of the book must name the N-th lesson of the nav (as the page
+        check reads them: :func:`page_check.lesson_number_problems`), so that a lesson
+        inserted, moved or removed stops the build with each number it made wrong."""
+        lib = self.lib
+        texts = {
+            file.src_uri: file.content_string
+            for file in sorted(files.documentation_pages(), key=lambda file: file.src_uri)
+            if file.abs_src_path is not None
+            and (file.src_uri.endswith(".md") or lib.notebook.is_notebook(file))
+        }
+        root = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
+        docs_dir = os.path.relpath(config.docs_dir, root).replace(os.sep, "/")
+        nav_lessons = [u for u in self.nav_order if lib.lessons.is_lesson(u, self.config.lessons)]
+        problems = lib.page_check.lesson_number_problems(texts, nav_lessons, docs_dir=docs_dir)
+        if problems:
+            raise PluginError(lib.page_check.lesson_numbers_message(problems))
+
     def _markdown_converters(
         self, page: Page, config: MkDocsConfig, files: Files
     ) -> tuple[Callable[[str], str], Callable[[str], str]]:
@@ -697,7 +717,7 @@ class BookPlugin(BasePlugin[BookConfig]):
         return sheets
 
     def _check_lesson(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        """The lesson template check, then the "Next" link if the body has none."""
+        """The lesson template check, then the "Next" button from `next:`."""
         return str(
             self.lib.lessons.checked_lesson(
                 markdown,

@@ -98,6 +98,7 @@ __all__ = [
     "PythonBlockParser",
     "claim",
     "fragment_pattern",
+    "fragment_place",
     "numbers_in",
     "page_parsers",
     "parse_number",
@@ -506,16 +507,15 @@ def claim(fragment: str, *values: Any, _example: Example | None = None) -> None:
         segments = prose_above(_example)
         page = os.path.relpath(_example.path)
         where = f"{page}, line {_example.line}"
-        pattern = fragment_pattern(fragment)
-        found = [(m, offset) for text, offset in segments if (m := pattern.search(text))]
-        if not found:
+        found = fragment_place(fragment_pattern(fragment), wanted, segments)
+        if found is None:
             first = _line_of(_example, segments[0][1] if segments else _example.start)
             raise ClaimError(
                 f"{where}: the prose above this check (lines {first} to {_example.line - 1}) "
                 f"does not contain {fragment!r}. If the sentence was reworded, copy the new "
                 f"wording into the check"
             )
-        match, offset = found[0]
+        match, offset = found
         line = _line_of(_example, offset + match.start())
         # where each number of the fragment stands: "page, line N"
         for index, number in enumerate(wanted, start=1):
@@ -583,6 +583,48 @@ def fragment_pattern(fragment: str) -> re.Pattern[str]:
         last = number.end
     parts.append(_words_pattern(fragment[last:]))
     return re.compile("".join(parts))
+
+
+def fragment_place(
+    pattern: re.Pattern[str],
+    wanted: list[Number],
+    segments: Iterable[tuple[str, int]],
+    *,
+    pos: int = 0,
+) -> tuple[re.Match[str], int] | None:
+    """Where a claim's fragment stands in `segments`: (match, offset of its segment), or None.
+
+    `pattern` is the fragment's :func:`fragment_pattern`, which matches any
+    numbers where the fragment has its numbers `wanted`. The first place whose
+    numbers equal them is the fragment's, in the order of `segments` (each
+    ``(text, offset)``, searched from `pos`). Only if there is none, the
+    place with the most of them (the first of those), whose other numbers
+    the message of :func:`claim` names ("the prose says X where the check
+    below it expects Y").
+
+    Examples
+    --------
+    >>> text = "= weight of key 0: 1/4\\n= weight of key 1: 3/4\\n"
+    >>> fragment = "= weight of key 1: 3/4"
+    >>> match, _ = fragment_place(fragment_pattern(fragment), numbers_in(fragment), [(text, 0)])
+    >>> match.group()
+    '= weight of key 1: 3/4'
+    """
+    closest: tuple[re.Match[str], int] | None = None
+    most = -1
+    for text, offset in segments:
+        match = pattern.search(text, pos)
+        while match is not None:
+            equal = sum(
+                _read(match.group(index))[0] == number.value
+                for index, number in enumerate(wanted, start=1)
+            )
+            if equal == len(wanted):
+                return match, offset
+            if equal > most:
+                closest, most = (match, offset), equal
+            match = pattern.search(text, match.start() + 1)
+    return closest
 
 
 def _words_pattern(words: str) -> str:

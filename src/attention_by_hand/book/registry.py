@@ -325,8 +325,8 @@ def _kv_cache_figure() -> FigureSpec:
             f"key outlined, and hatched cells for keys not computed yet. {'; '.join(steps)}."
         ),
         caption=(
-            f"Generating {n} tokens with a KV cache. Inputs: the causal example of lesson 3, "
-            f"with query t holding the natural logarithms of row t of the exponentials "
+            f"Generating {n} tokens with a KV cache. Inputs: the causal example of the lesson "
+            f"on causal masking, with query t holding the natural logarithms of row t of the exponentials "
             f"{'; '.join(_numbers(row) for row in exps)}; keys the unit vectors; values "
             f"{_vectors(inputs['values'], 'v')}; scale {inputs['scale']:g}."
         ),
