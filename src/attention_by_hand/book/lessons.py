@@ -358,9 +358,9 @@ def closing_section_problems(source: str) -> list[str]:
     --------
     >>> closing_section_problems("## Idea\\n## Practice\\n## Take it with you\\n## Check yourself\\n")
     []
-    >>> closing_section_problems("## Take it with you\\n## Check yourself\\n## Practice\\n")
+    >>> closing_section_problems("## Take it with you\\n## Check yourself\\n## Practice\\n")  # doctest: +ELLIPSIS
     ["line 1: the lesson's last sections are '## Take it with you' (line 1), ..."]
-    >>> closing_section_problems("## Practise by hand\\n## Take it with you\\n## Check yourself\\n")
+    >>> closing_section_problems("## Practise by hand\\n## Take it with you\\n## Check yourself\\n")  # doctest: +ELLIPSIS
     ["line 1: the lesson's last sections are '## Practise by hand' (line 1), ..."]
     """
     headings = section_headings(source)
