@@ -122,12 +122,14 @@ class ShortReport(pytest.Item):
         report = excinfo.getrepr(style="value", chain=False)
         report.reprtraceback.reprentries[-1].lines = message.split("\n")
         if report.reprcrash is not None:
-            # the summary line: the message, not the error's module path, and
-            # not the file again, which the test's id names already
+            # the summary line: the message's first line (pytest prints it whole
+            # where CI is set, so a message of several lines would be shown twice),
+            # not the error's module path, and not the file again, which the
+            # test's id names already
             path = Path(os.path.relpath(self.path, self.config.rootpath)).as_posix()
             for prefix in (f"{path}, ", f"{path}: ", f"{path} "):
                 message = message.removeprefix(prefix)
-            report.reprcrash.message = message
+            report.reprcrash.message = message.split("\n", 1)[0]
         return report
 
 
