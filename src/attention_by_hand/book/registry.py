@@ -638,7 +638,7 @@ _SPECS = (*_SPECS, *_tiny_model_figures())
 
 
 # ---------------------------------------------------------------------------
-# Figures of lesson 13: position as a bias
+# Figures of the position-bias lesson
 # ---------------------------------------------------------------------------
 
 
