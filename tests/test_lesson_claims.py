@@ -394,6 +394,21 @@ def _tiny_model_attention(inputs: dict[str, Any]) -> dict[str, list[Any]]:
     }
 
 
+def _alibi_bias(inputs: dict[str, Any]) -> dict[str, list[Any]]:
+    n, slopes = inputs["n"], inputs["slopes"]
+    heads = 8
+    by_hand = [Fraction(1, 2**k) for k in range(1, heads + 1)]  # 8 heads: 1/2, 1/4, ..., 1/256
+    chosen = [by_hand.index(Fraction(s)) for s in slopes]  # the heads drawn, counted from 0
+    rows: list[Any] = []
+    for h in chosen:
+        # query n - 1 sees keys 0 .. n - 1: the bias of key j is -slope * (n - 1 - j)
+        rows += [h, by_hand[h], n - 1, *[-by_hand[h] * (n - 1 - j) for j in range(n)]]
+    return {
+        "alt": [0, n - 1, 0, n - 1, 0, *rows],
+        "caption": [n, heads, *chosen, *[by_hand[h] for h in chosen]],
+    }
+
+
 def _computed_caption_numbers(name: str, inputs: dict[str, Any]) -> dict[str, list[Any]]:
     if name.startswith("demo-") and name.endswith("-weights"):
         return _demo_weights(name.removeprefix("demo-").removesuffix("-weights"))
@@ -414,6 +429,7 @@ def _computed_caption_numbers(name: str, inputs: dict[str, Any]) -> dict[str, li
         "sliding-window-cache": _sliding_window_cache,
         "tiny-model-loss": _tiny_model_loss,
         "tiny-model-attention": _tiny_model_attention,
+        "alibi-bias": _alibi_bias,
     }
     assert name in by_name, (
         f"figure {name!r} is new: add how its caption's numbers are computed to "

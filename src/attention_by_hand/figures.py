@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # for annotations: matplotlib is imported by the functions th
 
 __all__ = [
     "PALETTES",
+    "alibi_bias_grid",
     "attention_maps",
     "attention_row",
     "causal_mask_grid",
@@ -1794,3 +1795,103 @@ def attention_maps(
             _bare_frame(ax)
             ax.set_title(f"{title}\nkeys (position and token)", pad=8)
     return fig
+
+
+# ---------------------------------------------------------------------------
+# Figures of the position-bias lesson
+# ---------------------------------------------------------------------------
+
+
+def alibi_bias_grid(*, n: int, slopes: Sequence[float], palette: Palette = "light") -> Figure:
+    """ALiBi's bias for `n` positions in one panel per head, the causal mask as ``-inf``.
+
+    Parameters
+    ----------
+    n : int
+        Number of positions (queries and keys).
+    slopes : sequence of float
+        One slope per panel (:func:`attention_by_hand.position_bias.alibi_slopes`).
+    palette : {"light", "dark"}
+        Colour scheme.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Rows are queries, columns are keys. Each cell a query may attend
+        shows its bias ``slope * (key - query)`` as a number, shaded by
+        ``e^bias``, the factor by which the bias multiplies the key's
+        exponential; each cell after the query shows ``-∞`` and is hatched.
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch, Rectangle
+
+    from .position_bias import alibi_bias
+
+    colours = _palette(palette)
+    biases = alibi_bias(n, list(slopes))  # [h, n, n]
+    cmap = _weights_colormap(colours)
+    with _style(colours):
+        fig = Figure(
+            figsize=(4.3 * len(biases) + 0.4, 5.4),
+            layout="constrained",
+            facecolor=colours["background"],
+        )
+        axes = fig.subplots(1, len(biases), squeeze=False)[0]
+        for ax, slope, bias in zip(axes, slopes, biases, strict=True):
+            for i in range(n):
+                for j in range(n):
+                    blocked = not np.isfinite(bias[i, j])
+                    face = colours["blocked"] if blocked else cmap(float(np.exp(bias[i, j])))
+                    ax.add_artist(
+                        Rectangle(
+                            (j, i),
+                            1,
+                            1,
+                            facecolor=face,
+                            edgecolor=colours["grid"],
+                            hatch="//" if blocked else None,
+                        )
+                    )
+                    label = "−∞" if blocked else _fraction_label(bias[i, j])
+                    ax.text(
+                        j + 0.5,
+                        i + 0.5,
+                        label,
+                        ha="center",
+                        va="center",
+                        in_layout=False,
+                        color=colours["text"] if blocked else _ink_on(face),
+                        fontsize=9,
+                    )
+            ax.set_xlim(0, n)
+            ax.set_ylim(n, 0)
+            ax.set_aspect("equal")
+            ax.set_xticks(np.arange(n) + 0.5, [f"key {j}" for j in range(n)])
+            ax.set_yticks(np.arange(n) + 0.5, [f"query {i}" for i in range(n)])
+            ax.xaxis.tick_top()
+            _bare_frame(ax)
+            ax.set_title(f"slope {_fraction_label(slope)}", pad=22)
+        fig.legend(
+            handles=[
+                Patch(facecolor=cmap(1.0), label="bias 0: the query's own key"),
+                Patch(
+                    facecolor=cmap(float(np.exp(-1.0))),
+                    label="fainter: e to the bias, the factor on the key's exponential",
+                ),
+                Patch(
+                    facecolor=colours["blocked"],
+                    hatch="//",
+                    edgecolor=colours["muted"],
+                    label="−∞: a key after the query (the causal mask)",
+                ),
+            ],
+            loc="outside lower center",
+            ncols=2,
+            frameon=False,
+        )
+    return fig
+
+
+def _fraction_label(x: float) -> str:
+    """A slope or bias as a fraction with a true minus sign: −3/2, 1/8, 0."""
+    return str(Fraction(float(x)).limit_denominator(256)).replace("-", "−")

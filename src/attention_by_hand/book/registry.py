@@ -636,5 +636,50 @@ def _tiny_model_figures() -> tuple[FigureSpec, ...]:
 
 _SPECS = (*_SPECS, *_tiny_model_figures())
 
+
+# ---------------------------------------------------------------------------
+# Figures of the position-bias lesson
+# ---------------------------------------------------------------------------
+
+
+def _alibi_figure() -> FigureSpec:
+    """ALiBi's bias of two heads, the causal mask written as a bias of minus infinity."""
+    from fractions import Fraction
+
+    from ..position_bias import alibi_slopes
+
+    heads, n = 8, 5
+    chosen = [0, 2]  # the heads drawn: the steepest slope and the third
+    drawn = [float(alibi_slopes(heads)[h]) for h in chosen]
+    inputs: dict[str, Any] = {"n": n, "slopes": drawn}
+
+    def written(x: float) -> str:
+        return str(Fraction(x).limit_denominator(256)).replace("-", "−")
+
+    rows = []
+    for h, s in zip(chosen, drawn, strict=True):
+        last = ", ".join(written(-s * d) for d in range(n - 1, -1, -1))
+        rows.append(f"head {h}, slope {written(s)}: query {n - 1} has the biases {last}")
+    return FigureSpec(
+        name="alibi-bias",
+        draw=figures.alibi_bias_grid,
+        inputs=inputs,
+        alt=(
+            f"Two grids, one per head, with queries 0 to {n - 1} as rows and keys 0 to {n - 1} as "
+            f"columns. Each cell at or before the diagonal holds the bias slope times (key minus "
+            f"query): 0 on the diagonal, falling by one slope per step to the left, the cell "
+            f"shaded fainter as the bias falls; each cell after the diagonal holds minus infinity "
+            f"and is hatched ({'; '.join(rows)})."
+        ),
+        caption=(
+            f"ALiBi's bias for {n} positions in two of {heads} heads, heads {chosen[0]} and "
+            f"{chosen[1]}, with the slopes {written(drawn[0])} and {written(drawn[1])}; the causal "
+            f"mask is the bias minus infinity."
+        ),
+    )
+
+
+_SPECS = (*_SPECS, _alibi_figure())
+
 #: Every figure of the book, by name.
 FIGURES: Mapping[str, FigureSpec] = MappingProxyType({spec.name: spec for spec in _SPECS})
