@@ -781,6 +781,8 @@ def _exact_values(x: ArrayLike, name: str) -> tuple[tuple[int, ...], list[_Value
 
 
 def _scalar(x: object, name: str, *, allow_nan: bool = False) -> _Value:
+    if isinstance(x, np.ndarray) and x.ndim == 0:  # what round_to gives for one number
+        x = x[()]
     if isinstance(x, np.ndarray | list | tuple):
         raise TypeError(f"{name} must be one real number; got {type(x).__name__}")
     v = _to_value(x, name)
