@@ -319,7 +319,7 @@ def test_a_sum_added_one_at_a_time_in_torch_stalls_where_ours_does(
 
 
 @pytest.mark.torch
-@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
 def test_torch_on_a_row_with_every_key_masked(torch: Any, dtype: str) -> None:
     import torch.nn.functional as F
 
