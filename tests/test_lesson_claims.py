@@ -82,6 +82,24 @@ def _attention_row(inputs: dict[str, Any]) -> dict[str, list[Any]]:
     }
 
 
+def _number_spacing(inputs: dict[str, Any]) -> dict[str, list[Any]]:
+    # by hand: between 2**e and 2**(e + 1) a format with t fraction bits steps by 2**(e - t)
+    fraction_bits = {"float16": 10, "bfloat16": 7, "float32": 23}
+    assert tuple(inputs["formats"]) == tuple(fraction_bits)
+    low, high = inputs["low"], inputs["high"]
+
+    def step(name: str, x: int) -> Fraction:
+        return Fraction(2) ** (x.bit_length() - 1 - fraction_bits[name])
+
+    largest16 = (2**11 - 1) * 2**5  # 11 significant bits, all ones, times 2**(15 - 10)
+    (_, at16), (_, at_bf) = inputs["marks"]
+    alt = [low, high, 2, step("float16", low), low, step("float16", largest16), largest16]
+    alt += [step("bfloat16", low), step("bfloat16", high - 1)]
+    alt += [step("float32", low), step("float32", high - 1)]
+    alt += [at16, 2 * at16, step("float16", at16), at_bf, step("bfloat16", at_bf)]
+    return {"alt": alt, "caption": [*fraction_bits.values(), low, high, at16, at_bf]}
+
+
 def _causal_mask(inputs: dict[str, Any]) -> dict[str, list[Any]]:
     n = causal_mask(inputs["n"]).shape[0]
     return {"alt": [n, n, 0, n - 1, 0, n - 1], "caption": [n]}
@@ -429,6 +447,7 @@ def _computed_caption_numbers(name: str, inputs: dict[str, Any]) -> dict[str, li
         "sliding-window-cache": _sliding_window_cache,
         "tiny-model-loss": _tiny_model_loss,
         "tiny-model-attention": _tiny_model_attention,
+        "number-spacing": _number_spacing,
         "alibi-bias": _alibi_bias,
     }
     assert name in by_name, (

@@ -1798,6 +1798,117 @@ def attention_maps(
 
 
 # ---------------------------------------------------------------------------
+# Figure of lesson 13
+# ---------------------------------------------------------------------------
+
+
+def number_spacing(
+    *,
+    formats: Sequence[str],
+    low: int,
+    high: int,
+    marks: Sequence[tuple[str, int]],
+    palette: Palette = "light",
+) -> Figure:
+    """The spacing of each floating-point format against the size of the number.
+
+    Parameters
+    ----------
+    formats : sequence of str
+        Names of :data:`attention_by_hand.precision.FORMATS`, one staircase each.
+    low, high : int
+        Powers of 2: the range of magnitudes shown, ``low <= |x| < high``.
+    marks : sequence of (str, int)
+        Points to label: a format and a number, shown with the spacing there.
+    palette : {"light", "dark"}
+        Colour scheme.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Both axes logarithmic, base 2. Each format's spacing, computed exactly
+        by :func:`attention_by_hand.precision.spacing`, is a staircase that
+        doubles at every power of 2; a format whose largest number is below
+        `high` ends there, with a cross.
+    """
+    from matplotlib.figure import Figure
+
+    from .precision import FORMATS, spacing
+
+    colours = _palette(palette)
+    k_low, k_high = int(low).bit_length() - 1, int(high).bit_length() - 1
+    if low != 2**k_low or high != 2**k_high or not k_low < k_high:
+        raise ValueError(f"low and high must be powers of 2 with low < high; got {low}, {high}")
+    tints = [colours["accent"], colours["value"], colours["output"]]
+    styles = ["-", "--", ":"]
+    with _style(colours):
+        fig = Figure(figsize=(7.6, 4.4), layout="constrained", facecolor=colours["background"])
+        ax = fig.subplots()
+        label_box = {"boxstyle": "round,pad=0.2", "fc": colours["background"], "ec": "none"}
+        for i, name in enumerate(formats):
+            largest = float(FORMATS[name].largest)
+            edges = [float(2**k) for k in range(k_low, k_high + 1) if 2**k <= largest]
+            top = min(float(high), largest)
+            if edges[-1] < top:
+                edges.append(top)
+            gaps = spacing(edges[:-1], name)
+            colour = tints[i % len(tints)]
+            ax.stairs(gaps, edges, color=colour, lw=2, ls=styles[i % 3], label=name, baseline=None)
+            if largest < high:
+                ax.plot([largest], [gaps[-1]], marker="x", ms=9, mew=2, color=colour)
+                ax.annotate(
+                    f"largest {name}: {largest:,.0f}",
+                    (largest, gaps[-1]),
+                    xytext=(-4, -56),
+                    textcoords="offset points",
+                    ha="right",
+                    color=colour,
+                    fontsize=9,
+                    bbox=label_box,
+                    arrowprops={"arrowstyle": "-", "color": colour, "lw": 1},
+                )
+        for n, (name, x) in enumerate(marks):
+            gap = float(spacing(x, name))
+            colour = tints[list(formats).index(name) % len(tints)]
+            ax.plot([x], [gap], marker="o", ms=6, color=colour)
+            # alternately above and to the left, below and to the right: clear of the stairs
+            above = n % 2 == 1
+            ax.annotate(
+                f"{name} near {x:,}: {format_number(gap)} apart",
+                (x, gap),
+                xytext=(-30, 34) if above else (24, -46),
+                textcoords="offset points",
+                ha="right" if above else "left",
+                color=colour,
+                fontsize=9,
+                bbox=label_box,
+                arrowprops={"arrowstyle": "-", "color": colour, "lw": 1},
+            )
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log", base=2)
+        xs = [2**k for k in range(k_low, k_high + 1, 4)]
+        ax.set_xticks(xs, [f"{x:,}" for x in xs])
+        ys = sorted({int(np.log2(g)) for g in ax.get_ylim()})
+        y_ticks = [2.0**k for k in range(ys[0] - ys[0] % 4, ys[-1] + 1, 4)]
+        ax.set_yticks(y_ticks, [_power_of_two(t) for t in y_ticks])
+        ax.set_xlim(low, high)
+        ax.set_xlabel("the size of the number, |x| (logarithmic scale)")
+        ax.set_ylabel("distance to the next number\n(logarithmic scale)")
+        ax.grid(True, which="major", color=colours["grid"], lw=0.6)
+        ax.set_axisbelow(True)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+        ax.legend(loc="upper left", frameon=False)
+    return fig
+
+
+def _power_of_two(x: float) -> str:
+    """2.0**k as a tick label: "1", "16", "1/16"."""
+    k = round(float(np.log2(x)))
+    return f"{2**k:,}" if k >= 0 else f"1/{2**-k:,}"
+
+
+# ---------------------------------------------------------------------------
 # Figures of the position-bias lesson
 # ---------------------------------------------------------------------------
 

@@ -636,6 +636,65 @@ def _tiny_model_figures() -> tuple[FigureSpec, ...]:
 
 _SPECS = (*_SPECS, *_tiny_model_figures())
 
+# ---------------------------------------------------------------------------
+# Figure of lesson 13: the spacing of the formats, computed exactly
+# ---------------------------------------------------------------------------
+
+
+def _superscript(k: int) -> str:
+    """2**k written 2⁻²³ or 2⁷: the way the lesson writes powers of 2."""
+    digits = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+    return "2" + str(k).translate(digits)
+
+
+def _spacing_figure() -> FigureSpec:
+    """Lesson 13: the gap between neighbouring numbers of float16, bfloat16 and float32."""
+    from ..precision import FORMATS, spacing
+
+    names, low, high = ("float16", "bfloat16", "float32"), 1, 2**17
+    marks = (("float16", 2048), ("bfloat16", 1000))
+    f16, bf16, f32 = (FORMATS[n] for n in names)
+    largest = int(f16.largest)
+
+    def log2(x: float) -> int:
+        return round(math.log2(x))
+
+    def gap(name: str, x: float) -> float:
+        return float(spacing(x, name))
+
+    ends = {
+        name: (gap(name, low), gap(name, min(high - 1, float(FORMATS[name].largest))))
+        for name in names
+    }
+    (_, x16), (_, x_bf) = marks
+    return FigureSpec(
+        name="number-spacing",
+        draw=figures.number_spacing,
+        inputs={"formats": names, "low": low, "high": high, "marks": marks},
+        alt=(
+            f"Three staircases on logarithmic axes, one for each format: the distance from a "
+            f"number to the next one up, against the size of the number, from {low} to "
+            f"{high:,}. Each step doubles the distance, at a power of 2. float16 climbs from "
+            f"{_superscript(log2(ends['float16'][0]))} at {low} to {ends['float16'][1]:g} at "
+            f"its largest number, {largest:,}, where its line ends with a cross; bfloat16 "
+            f"climbs from {_superscript(log2(ends['bfloat16'][0]))} to {ends['bfloat16'][1]:g}, "
+            f"and float32 from {_superscript(log2(ends['float32'][0]))} to "
+            f"{_superscript(log2(ends['float32'][1]))}. Marked: float16 numbers between "
+            f"{x16:,} and {2 * x16:,} are {gap('float16', x16):g} apart, and bfloat16 numbers "
+            f"near {x_bf:,} are {gap('bfloat16', x_bf):g} apart."
+        ),
+        caption=(
+            f"How far apart the numbers of each format are, computed exactly by the book's "
+            f"spacing function. Inputs: float16, bfloat16 and float32, with "
+            f"{f16.fraction_bits}, {bf16.fraction_bits} and {f32.fraction_bits} fraction bits; "
+            f"sizes from {low} to {high:,}; marks at {x16:,} in float16 and {x_bf:,} in "
+            f"bfloat16."
+        ),
+    )
+
+
+_SPECS = (*_SPECS, _spacing_figure())
+
 
 # ---------------------------------------------------------------------------
 # Figures of the position-bias lesson
