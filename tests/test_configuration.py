@@ -362,3 +362,13 @@ def test_soft_cap_matches_torch() -> None:
     s = rng.normal(0.0, 80.0, size=(3, 5))
     expected = 50.0 * torch.tanh(torch.from_numpy(s) / 50.0)
     assert np.allclose(soft_cap(s, 50.0), expected.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_the_examples_in_the_docstrings_run() -> None:
+    import doctest
+
+    import attention_by_hand.configuration
+
+    result = doctest.testmod(attention_by_hand.configuration)
+    assert result.attempted >= 6
+    assert result.failed == 0
