@@ -363,6 +363,8 @@ def number_text(x: float) -> str:
     """
     if isinstance(x, int) and not isinstance(x, bool):
         return f"{x:,}"
+    if not math.isfinite(x):
+        return "-∞" if x < 0 else "∞"
     if float(x).is_integer() and abs(x) < 2**53:
         return f"{int(x):,}"
     d = Decimal(float(x))  # exact
@@ -459,7 +461,7 @@ def _checked_value(config: dict, field: Mapping[str, Any], model: str) -> Any:
         return None
     if kind == "whole":
         least, most = field["least"], field["most"]
-        if not _is_number(value) or not float(value).is_integer() or not least <= value <= most:
+        if not _is_whole(value) or not least <= value <= most:
             raise ValueError(
                 f"{name} must be a whole number from {number_text(least)} to "
                 f"{number_text(most)} ({field['what']}); got {_given(value)}."
@@ -475,7 +477,7 @@ def _checked_value(config: dict, field: Mapping[str, Any], model: str) -> Any:
             )
         return value
     if kind == "dtype":
-        if value not in DTYPE_BYTES:
+        if not isinstance(value, str) or value not in DTYPE_BYTES:
             known = _or_list([json.dumps(t) for t in DTYPE_BYTES])
             raise ValueError(f"{name} {_given(value)} is not a type the reader knows: {known}.")
         return value
@@ -485,7 +487,9 @@ def _checked_value(config: dict, field: Mapping[str, Any], model: str) -> Any:
             "does not work out. It reads configurations whose rope_scaling is null or absent."
         )
     # layer_types
-    if not isinstance(value, list) or any(t not in LAYER_TYPES for t in value):
+    if not isinstance(value, list) or any(
+        not isinstance(t, str) or t not in LAYER_TYPES for t in value
+    ):
         raise ValueError(
             f'{name} must be a list of "sliding_attention" and "full_attention", one for each '
             f"layer; got {_given(value)}."
@@ -494,7 +498,14 @@ def _checked_value(config: dict, field: Mapping[str, Any], model: str) -> Any:
 
 
 def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
+
+
+def _is_whole(value: object) -> bool:
+    """A JSON number with no fraction: ``32`` or ``32.0`` (JavaScript cannot tell them apart)."""
+    return _is_number(value) and (isinstance(value, int) or float(value).is_integer())  # type: ignore[arg-type]
 
 
 def _given(value: object) -> str:
@@ -643,8 +654,9 @@ def _consequences(n: dict) -> tuple[Consequence, ...]:
     scale_text = f"1/√{name} = 1/√{t(root)}"
     if float(root).is_integer() and math.isqrt(int(root)) ** 2 == int(root):
         scale_text += f" = 1/{t(math.isqrt(int(root)))}"
-    exact = float(t(scale)) == scale
-    scale_text += f" {'=' if exact else '≈'} {t(scale)}"
+    shown = t(scale)
+    exact = "×" not in shown and float(shown.replace(",", "")) == scale
+    scale_text += f" {'=' if exact else '≈'} {shown}"
     if n["model"] == "gemma2" and root != d:
         scale_text += f", in place of 1/√d = 1/√{t(d)}"
     i = d // 2 - 1

@@ -643,9 +643,10 @@ def _soft_cap_figure() -> FigureSpec:
 
     cap = read_configuration(PUBLISHED["gemma-2-9b"]).attn_softcap
     assert cap is not None
-    inputs = {"cap": cap, "span": 3 * cap, "marked": (cap, 2 * cap)}
-    c, span = f"{cap:g}", f"{inputs['span']:g}"
-    marks = [(x, float(soft_cap([x], cap)[0])) for x in inputs["marked"]]
+    marked = (cap, 2 * cap)
+    inputs = {"cap": cap, "span": 3 * cap, "marked": marked}
+    c, span = f"{cap:g}", f"{3 * cap:g}"
+    marks = [(x, float(soft_cap([x], cap)[0])) for x in marked]
     shown = " and ".join(f"the score {x:g} becomes {y:.2f}" for x, y in marks)
     return FigureSpec(
         name="soft-cap",
