@@ -111,7 +111,7 @@ OFFER_MARKS = {
     "palette": r'<form\b[^>]*data-md-component="palette"',
     **{
         tool: _CLASS.format(f"abh-{tool}")
-        for tool in ("demo", "stepper", "calculator", "model", "quiz", "exercise")
+        for tool in ("demo", "stepper", "calculator", "config-reader", "model", "quiz", "exercise")
     },
     "search": r"<input\b[^>]*" + _CLASS.format(r"md-search__input"),
     "mark-as-read": r'<script\b[^>]*src="[^"]*javascripts/mark-read\.js"',
@@ -214,6 +214,14 @@ async (unrelated) => {{
     typeInto(labelled(calculator, "Window (empty: no window)"), "");
     await press(named(calculator, "button", /^Reset to the stated inputs$/));
     done.push("calculator");
+  }}
+  const reader = ready(".abh-config-reader");
+  if (reader) {{
+    await press(named(reader, "button", /^Load Gemma 2 9B$/));
+    typeInto(must(reader.querySelector("textarea"), "the text box"), '{{"model_type": "x"}}');
+    await frame();
+    must(reader.querySelector('textarea[aria-invalid="true"]'), "the refusal");
+    done.push("config-reader");
   }}
   const model = ready(".abh-model");
   if (model) {{

@@ -5,7 +5,8 @@
   hash that this test computes itself (hashlib over the text between the
   tags, found with a regular expression of its own).
 - In Chromium, every page in both palettes, with the palette switched,
-  search used, a quiz answered, the demo, the stepper and the calculator changed and
+  search used, a quiz answered, the demo, the stepper, the calculator and the
+  configuration reader changed and
   mark-as-read toggled (whichever of these the page offers; all of them
   across the pages), raises no ``securitypolicyviolation``
   (tests/browser_pages.py, tests/page_visits.py; the ``file://`` build is

@@ -427,6 +427,17 @@ def _alibi_bias(inputs: dict[str, Any]) -> dict[str, list[Any]]:
     }
 
 
+def _soft_cap(inputs: dict[str, Any]) -> dict[str, list[Any]]:
+    c, span, marked = inputs["cap"], inputs["span"], inputs["marked"]
+    # c * tanh(s / c), with tanh written out: (e^(2x) - 1) / (e^(2x) + 1)
+    capped = [c * (math.exp(2 * x / c) - 1) / (math.exp(2 * x / c) + 1) for x in marked]
+    pairs = [v for x, y in zip(marked, capped, strict=True) for v in (x, y)]
+    return {
+        "alt": [c, c, -span, span, 0, c, -c, *pairs],
+        "caption": [c, c, -span, span, *marked],
+    }
+
+
 def _computed_caption_numbers(name: str, inputs: dict[str, Any]) -> dict[str, list[Any]]:
     if name.startswith("demo-") and name.endswith("-weights"):
         return _demo_weights(name.removeprefix("demo-").removesuffix("-weights"))
@@ -449,6 +460,7 @@ def _computed_caption_numbers(name: str, inputs: dict[str, Any]) -> dict[str, li
         "tiny-model-attention": _tiny_model_attention,
         "number-spacing": _number_spacing,
         "alibi-bias": _alibi_bias,
+        "soft-cap": _soft_cap,
     }
     assert name in by_name, (
         f"figure {name!r} is new: add how its caption's numbers are computed to "
@@ -562,7 +574,8 @@ def test_integers_comments_quizzes_and_shown_output_are_checked(tmp_path: Path) 
 
 def test_exemptions_are_few_and_named(tmp_path: Path) -> None:
     text = (
-        "1. Since 2017 (arXiv 1706, torch 2.13, Python 3.11, GPT-2) on 2026-11-29: 5 keys.\n"
+        "1. Since 2017 (arXiv 1706, torch 2.13, Python 3.11, GPT-2, Gemma 2) on 2026-11-29: 5 "
+        "keys.\n"
         "See lesson 2 and lessons 1 to 3.\n"
     )
     seen = [(n.number.text, n.kind, n.exemption) for n in page_numbers(text)]
@@ -572,6 +585,7 @@ def test_exemptions_are_few_and_named(tmp_path: Path) -> None:
         ("1706", "prose", "version or identifier"),
         ("2.13", "prose", "version or identifier"),
         ("3.11", "prose", "version or identifier"),
+        ("2", "prose", "version or identifier"),
         ("2", "prose", "version or identifier"),
         ("2026", "prose", "date or year"),
         ("11", "prose", "date or year"),

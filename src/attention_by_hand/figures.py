@@ -1798,6 +1798,85 @@ def attention_maps(
 
 
 # ---------------------------------------------------------------------------
+# Figure of lesson 15: a published configuration's soft cap
+# ---------------------------------------------------------------------------
+
+
+def soft_cap_curve(
+    *, cap: float, span: float, marked: Sequence[float], palette: Palette = "light"
+) -> Figure:
+    """The soft cap ``cap * tanh(s / cap)`` of a score ``s``, against ``s`` itself.
+
+    Parameters
+    ----------
+    cap : float
+        The cap ``c`` (Gemma 2's ``attn_logit_softcapping`` is 50).
+    span : float
+        The scores drawn run from ``-span`` to ``span``.
+    marked : sequence of float
+        Scores marked on the curve, each labelled with its capped value.
+    palette : {"light", "dark"}
+        Colour scheme.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The capped score as a solid line (:func:`attention_by_hand.configuration.soft_cap`),
+        the score itself as a dashed line, the bounds ``-cap`` and ``cap`` as
+        dotted lines, and each marked score as a dot with its value.
+    """
+    from matplotlib.figure import Figure
+
+    from .configuration import soft_cap
+
+    colours = _palette(palette)
+    s = np.linspace(-span, span, 601)  # [601]
+    with _style(colours):
+        fig = Figure(figsize=(7.2, 3.9), layout="constrained", facecolor=colours["background"])
+        ax = fig.subplots()
+        ax.plot(s, s, color=colours["muted"], lw=1.0, ls="--", label="the score s, uncapped")
+        ax.plot(
+            s,
+            soft_cap(s, cap),
+            color=colours["accent"],
+            lw=2.0,
+            label=f"the capped score {format_number(cap)}·tanh(s/{format_number(cap)})",
+        )
+        for bound in (-cap, cap):
+            ax.axhline(bound, color=colours["output"], lw=1.0, ls=":")
+        ax.text(
+            -span,
+            cap,
+            f" the cap {format_number(cap)}",
+            va="bottom",
+            ha="left",
+            color=colours["output"],
+        )
+        ax.text(
+            span, -cap, f"−{format_number(cap)} ", va="top", ha="right", color=colours["output"]
+        )
+        for x in marked:
+            y = float(soft_cap([x], cap)[0])
+            ax.plot([x], [y], "o", color=colours["value"], ms=6, zorder=3)
+            ax.annotate(
+                f"s = {format_number(x)} → {y:.2f}",
+                (x, y),
+                xytext=(x, y - cap / 2),
+                ha="center",
+                va="center",
+                color=colours["text"],
+                arrowprops={"arrowstyle": "-", "color": colours["muted"], "lw": 0.8},
+            )
+        ax.set_xlim(-span, span)
+        ax.set_ylim(-1.25 * cap, 1.25 * cap)
+        ax.set_xlabel("score s (after the scale)")
+        ax.set_ylabel("score given to the softmax")
+        ax.grid(True, color=colours["grid"], lw=0.6)
+        ax.legend(loc="upper left", bbox_to_anchor=(0.0, 0.93), frameon=False)
+    return fig
+
+
+# ---------------------------------------------------------------------------
 # Figure of lesson 13
 # ---------------------------------------------------------------------------
 

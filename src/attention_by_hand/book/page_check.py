@@ -65,6 +65,7 @@ from sybil import Sybil
 
 from attention_by_hand.book import (
     calculator_html,
+    configuration_html,
     coverage,
     demo_html,
     demos,
@@ -354,6 +355,7 @@ def _registries() -> dict[str, tuple[Collection[str], str]]:
         "demo": (demos.DEMOS, demo_html.REGISTRY_FILE),
         "stepper": (stepper_html.STEPPERS, stepper_html.REGISTRY_FILE),
         "calculator": (calculator_html.CALCULATORS, calculator_html.REGISTRY_FILE),
+        "configuration-reader": (configuration_html.READERS, configuration_html.REGISTRY_FILE),
         "model": (model_demo_html.MODEL_DEMOS, model_demo_html.REGISTRY_FILE),
     }
 

@@ -76,6 +76,7 @@ class Libraries:
     quiz: ModuleType  # ```quiz blocks as HTML; inline and block Markdown as HTML
     exercise: ModuleType  # ```exercise blocks: checked, and rendered as HTML
     calculator_html: ModuleType  # [[calculator: name]] as HTML: the cache-memory calculator
+    configuration_html: ModuleType  # [[configuration-reader: name]]: lesson 15's reader
     model_demo_html: ModuleType  # [[model: name]] as HTML: lesson 12's trained model, live
     trained_models: ModuleType  # the models the book trains, kept in the build cache
     worksheets: ModuleType  # each lesson's exercises to print, and the book's answer key
@@ -321,6 +322,7 @@ class BookPlugin(BasePlugin[BookConfig]):
         )
         markdown = lib.stepper_html.replace_stepper_markers(markdown, page=uri)
         markdown = lib.calculator_html.replace_calculator_markers(markdown, page=uri)
+        markdown = lib.configuration_html.replace_reader_markers(markdown, page=uri)
         markdown = lib.model_demo_html.replace_model_markers(
             markdown,
             page=uri,

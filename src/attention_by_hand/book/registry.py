@@ -636,6 +636,39 @@ def _tiny_model_figures() -> tuple[FigureSpec, ...]:
 
 _SPECS = (*_SPECS, *_tiny_model_figures())
 
+
+def _soft_cap_figure() -> FigureSpec:
+    """Lesson 15: the soft cap on the scores, from Gemma 2 9B's configuration."""
+    from ..configuration import PUBLISHED, read_configuration, soft_cap
+
+    cap = read_configuration(PUBLISHED["gemma-2-9b"]).attn_softcap
+    assert cap is not None
+    marked = (cap, 2 * cap)
+    inputs = {"cap": cap, "span": 3 * cap, "marked": marked}
+    c, span = f"{cap:g}", f"{3 * cap:g}"
+    marks = [(x, float(soft_cap([x], cap)[0])) for x in marked]
+    shown = " and ".join(f"the score {x:g} becomes {y:.2f}" for x, y in marks)
+    return FigureSpec(
+        name="soft-cap",
+        draw=figures.soft_cap_curve,
+        inputs=inputs,
+        alt=(
+            f"A line chart of the capped score {c}·tanh(s/{c}) against the score s, from −{span} "
+            f"to {span}. Near 0 it follows the dashed line of s itself; further out it bends "
+            f"away and flattens toward the dotted lines at {c} and −{c}, which it never reaches: "
+            f"{shown}."
+        ),
+        caption=(
+            f"The soft cap on the attention scores, c·tanh(s/c), with c = {c}: the "
+            f"attn_logit_softcapping of Gemma's 9B model. Inputs: the cap {c}, the scores from "
+            f"−{span} to {span}, "
+            f"and the marked scores {' and '.join(f'{x:g}' for x, _ in marks)}."
+        ),
+    )
+
+
+_SPECS = (*_SPECS, _soft_cap_figure())
+
 # ---------------------------------------------------------------------------
 # Figure of lesson 13: the spacing of the formats, computed exactly
 # ---------------------------------------------------------------------------

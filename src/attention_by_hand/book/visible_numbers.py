@@ -70,8 +70,8 @@ EXEMPTIONS: Mapping[str, str] = MappingProxyType(
         ),
         "date or year": "a date (2026-11-29) or a year (2017) names a time, not a result",
         "version or identifier": (
-            "it names a release, a model or a document (torch 2.13, Python 3.11, GPT-2, PEP 8, "
-            "arXiv 1706), not a quantity"
+            "it names a release, a model or a document (torch 2.13, Python 3.11, GPT-2, Llama 3, "
+            "Gemma 2, PEP 8, arXiv 1706), not a quantity"
         ),
     }
 )
@@ -84,7 +84,7 @@ _DATE = re.compile(r"\d(?<!\d\d)\d{3}-\d{2}-\d{2}(?!\d)")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _NAMES_A_VERSION = re.compile(
     r"(?:PyTorch|torch|Python|NumPy|Matplotlib|MkDocs|Material|Sybil|pytest|version|release|"
-    r"PEP|arXiv|RFC|WCAG|ISO|issue|Unicode|#|GPT-)[ \t]*\Z",
+    r"PEP|arXiv|RFC|WCAG|ISO|issue|Unicode|#|GPT-|Llama|Gemma)[ \t]*\Z",
     re.IGNORECASE,
 )
 #: "lesson 2", "Lesson 2's", "lessons 1 and 3", "lessons 1 to 3", "lessons 1, 2 and 3"
