@@ -806,8 +806,8 @@ claim("Position 0 has nothing before it",
 # ### A score in 16 bits
 #
 # From the lesson "Attention in 16 bits". A float16 number keeps 10 bits of
-# fraction, so between two neighbouring powers of 2, $2^e$ and $2^{e+1}$, its
-# numbers are $2^e/1024$ apart. To round a number to float16 by hand, divide
+# fraction, so between two neighbouring powers of 2, 2ᵉ and 2ᵉ⁺¹, its numbers
+# are 2ᵉ/1024 apart. To round a number to float16 by hand, divide
 # it by that spacing, round to a whole number (a half goes to the even one, as
 # Python's `round` does), and multiply back. The score 10 + ln 3 ≈ 11.0986
 # lies between 8 and 16, where the spacing is 1/128: it is stored as
@@ -819,18 +819,17 @@ claim("Position 0 has nothing before it",
 
 # %%
 def round_to_float16(x):
-    """x rounded to the nearest float16, a half to the even one (for 2**-14 <= |x| <= 65504)."""
+    """x rounded to float16, a half to the even one (for 2**-14 <= |x| <= 65504)."""
     spacing = 2.0 ** (math.floor(math.log2(abs(x))) - 10)  # 2**e / 1024
     return round(x / spacing) * spacing
 
 
 score = 10 + math.log(3)
-print(f"{score:.4f} -> {round_to_float16(score)} by hand, {float(np.float16(score))} in NumPy")
+print("by hand:", round_to_float16(score), "NumPy:", float(np.float16(score)))
 n_ones, ones_16 = 3000, np.float16(0)
 for _ in range(n_ones):
-    ones_16 = ones_16 + np.float16(1)  # float16 + float16, rounded to float16
-in_float32 = np.ones(n_ones, np.float32).sum()
-print(f"{n_ones} ones: {float(ones_16)} in float16, {in_float32} in float32")
+    ones_16 = ones_16 + np.float16(1)  # rounded to float16 at every step
+print("float16:", float(ones_16), "float32:", np.ones(n_ones, np.float32).sum())
 
 # %% tags=["book-check"]
 from attention_by_hand.precision import FORMATS, round_to, softmax_in, spacing
@@ -839,15 +838,15 @@ f16 = FORMATS["float16"]
 samples = [*np.random.default_rng(5).uniform(-3000, 3000, 400), 2049, 2051, 0.1, score]
 assert all(round_to_float16(x) == round_to(x, "float16") == np.float16(x) for x in samples)
 assert ones_16 == softmax_in(np.zeros(n_ones), "float16").total  # the sum of exp(0)s
+in_float32 = np.ones(n_ones, np.float32).sum()
 assert in_float32 == softmax_in(np.zeros(n_ones), "float16", accumulate="float32").total
 step = 2.0 ** (math.floor(math.log2(score)) - f16.fraction_bits)
 stalled, one = float(ones_16), float(np.float16(1))  # the sum and what each step adds
 claim("A score in 16 bits", f16.bits)
 claim("From the lesson \"Attention in 16 bits\". A float16 number keeps 10 bits",
       f16.bits, f16.fraction_bits)
-radix, next_power = step * 2 / step, math.ceil(math.log2(score)) - math.floor(math.log2(score))
-claim("two neighbouring powers of 2, $2^e$ and $2^{e+1}$, its\nnumbers are $2^e/1024$ apart",
-      radix, radix, radix, next_power, radix, 2**f16.fraction_bits)
+claim("two neighbouring powers of 2, 2ᵉ and 2ᵉ⁺¹, its numbers\nare 2ᵉ/1024 apart",
+      step * 2 / step, 2**f16.fraction_bits)
 claim("The score 10 + ln 3 ≈ 11.0986\nlies between 8 and 16, where the spacing is 1/128: it is "
       "stored as\n1421/128 = 11.1015625", score - math.log(3), math.exp(score - 10), score,
       2 ** math.floor(math.log2(score)), 2 ** math.ceil(math.log2(score)), step,
@@ -874,7 +873,7 @@ claim("they reach 3000", in_float32)
 
 # %%
 def alibi_slopes(n_heads):
-    """ALiBi's slope of each head, 2 ** (-8k / n_heads) for k = 1 to n_heads (a power of 2)."""
+    """Each head's slope, 2 ** (-8k / n_heads) for k = 1 to n_heads (a power of 2)."""
     return 2.0 ** (-8 * np.arange(1, n_heads + 1) / n_heads)
 
 
@@ -884,10 +883,10 @@ def alibi_bias(n, slope):
     return np.where(offset <= 0, slope * offset, -np.inf)
 
 
-print("1 / slopes of 8 heads:", 1 / alibi_slopes(8))
-alibi = alibi_bias(4, alibi_slopes(8)[0])  # head 0: the slope 1/2
+print("1 / slopes:", 1 / alibi_slopes(8))
+alibi = alibi_bias(4, alibi_slopes(8)[0])  # the slope 1/2
 alibi_weights = masked_softmax(np.zeros((4, 4)) + alibi, np.isfinite(alibi))
-print("query 3: biases", alibi[3], "weights", alibi_weights[3].round(3))
+print("query 3:", alibi[3], alibi_weights[3].round(3))
 
 # %% tags=["book-check"]
 from attention_by_hand import position_bias
