@@ -807,9 +807,9 @@ claim("Position 0 has nothing before it",
 #
 # From the lesson "Attention in 16 bits". A float16 number keeps 10 bits of
 # fraction, so between two neighbouring powers of 2, 2ᵉ and 2ᵉ⁺¹, its numbers
-# are 2ᵉ/1024 apart. To round a number to float16 by hand, divide
-# it by that spacing, round to a whole number (a half goes to the even one, as
-# Python's `round` does), and multiply back. The score 10 + ln 3 ≈ 11.0986
+# are 2ᵉ/1024 apart. To round a number to float16 by hand, divide it by that
+# spacing, round to a whole number (a half goes to the even one, as Python's
+# `round` does), and multiply back. The score 10 + ln 3 ≈ 11.0986
 # lies between 8 and 16, where the spacing is 1/128: it is stored as
 # 1421/128 = 11.1015625, as NumPy's `float16` stores it too. Rounding after
 # every step stalls a long sum: 3000 ones added one at a time in float16 count
@@ -846,7 +846,7 @@ claim("A score in 16 bits", f16.bits)
 claim("From the lesson \"Attention in 16 bits\". A float16 number keeps 10 bits",
       f16.bits, f16.fraction_bits)
 claim("two neighbouring powers of 2, 2ᵉ and 2ᵉ⁺¹, its numbers\nare 2ᵉ/1024 apart",
-      step * 2 / step, 2**f16.fraction_bits)
+      spacing(2 * score, "float16") / spacing(score, "float16"), 2**f16.fraction_bits)
 claim("The score 10 + ln 3 ≈ 11.0986\nlies between 8 and 16, where the spacing is 1/128: it is "
       "stored as\n1421/128 = 11.1015625", score - math.log(3), math.exp(score - 10), score,
       2 ** math.floor(math.log2(score)), 2 ** math.ceil(math.log2(score)), step,
