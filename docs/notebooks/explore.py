@@ -313,7 +313,8 @@ show_row(scores, values, causal, name="lesson-2-masked")
 # where the causal triangle sits when there are fewer queries than keys,
 # several heads, the online softmax, the KV cache, rotary position
 # embeddings, the transformer block, gradients, shared keys and values with a
-# sliding window, and a tiny trained model.
+# sliding window, a tiny trained model, rounding in float16, and ALiBi's
+# bias for position.
 #
 # ### Where the causal triangle sits
 #
@@ -800,6 +801,119 @@ claim("each query from 1 on", later[0])
 claim("the predictions at positions 1 to 5 are", later[0], later[-1])
 claim("Position 0 has nothing before it",
       int(np.flatnonzero(model.task.targets(example) < 0)[0]))
+
+# %% [markdown]
+# ### A score in 16 bits
+#
+# From the lesson "Attention in 16 bits". A float16 number keeps 10 bits of
+# fraction, so between two neighbouring powers of 2, 2ᵉ and 2ᵉ⁺¹, its numbers
+# are 2ᵉ/1024 apart. To round a number to float16 by hand, divide it by that
+# spacing, round to a whole number (a half goes to the even one, as Python's
+# `round` does), and multiply back. The score 10 + ln 3 ≈ 11.0986
+# lies between 8 and 16, where the spacing is 1/128: it is stored as
+# 1421/128 = 11.1015625, as NumPy's `float16` stores it too. Rounding after
+# every step stalls a long sum: 3000 ones added one at a time in float16 count
+# exactly up to 2048, then 2048 + 1 = 2049, halfway between its neighbours
+# 2048 and 2050, rounds back to 2048, and the sum stays there. Added in
+# float32, they reach 3000.
+
+# %%
+def round_to_float16(x):
+    """x rounded to float16, a half to the even one (for 2**-14 <= |x| <= 65504)."""
+    spacing = 2.0 ** (math.floor(math.log2(abs(x))) - 10)  # 2**e / 1024
+    return round(x / spacing) * spacing
+
+
+score = 10 + math.log(3)
+print("by hand:", round_to_float16(score), "NumPy:", float(np.float16(score)))
+n_ones, ones_16 = 3000, np.float16(0)
+for _ in range(n_ones):
+    ones_16 = ones_16 + np.float16(1)  # rounded to float16 at every step
+print("float16:", float(ones_16), "float32:", np.ones(n_ones, np.float32).sum())
+
+# %% tags=["book-check"]
+from attention_by_hand.precision import FORMATS, round_to, softmax_in, spacing
+
+f16 = FORMATS["float16"]
+samples = [*np.random.default_rng(5).uniform(-3000, 3000, 400), 2049, 2051, 0.1, score]
+assert all(round_to_float16(x) == round_to(x, "float16") == np.float16(x) for x in samples)
+assert ones_16 == softmax_in(np.zeros(n_ones), "float16").total  # the sum of exp(0)s
+in_float32 = np.ones(n_ones, np.float32).sum()
+assert in_float32 == softmax_in(np.zeros(n_ones), "float16", accumulate="float32").total
+step = 2.0 ** (math.floor(math.log2(score)) - f16.fraction_bits)
+stalled, one = float(ones_16), float(np.float16(1))  # the sum and what each step adds
+claim("A score in 16 bits", f16.bits)
+claim("From the lesson \"Attention in 16 bits\". A float16 number keeps 10 bits",
+      f16.bits, f16.fraction_bits)
+claim("two neighbouring powers of 2, 2ᵉ and 2ᵉ⁺¹, its numbers\nare 2ᵉ/1024 apart",
+      spacing(2 * score, "float16") / spacing(score, "float16"), 2**f16.fraction_bits)
+claim("The score 10 + ln 3 ≈ 11.0986\nlies between 8 and 16, where the spacing is 1/128: it is "
+      "stored as\n1421/128 = 11.1015625", score - math.log(3), math.exp(score - 10), score,
+      2 ** math.floor(math.log2(score)), 2 ** math.ceil(math.log2(score)), step,
+      round_to_float16(score), float(np.float16(score)))
+claim("3000 ones added one at a time in float16 count\nexactly up to 2048, then 2048 + 1 = 2049, "
+      "halfway between its neighbours\n2048 and 2050, rounds back to 2048", n_ones, stalled,
+      stalled, one, stalled + one, stalled, stalled + spacing(stalled, "float16"),
+      round_to(stalled + one, "float16"))
+assert round_to_float16(stalled + one) == stalled  # 2049 is a tie: back to 2048
+claim("they reach 3000", in_float32)
+
+# %% [markdown]
+# ### ALiBi: a penalty in proportion to the distance
+#
+# From the lesson "Position as a bias, and reading past the training length".
+# ALiBi adds to the score of a query at position $m$ and a key at position $n$
+# the bias $s\,(n - m)$: a fixed slope $s$ of the head times the offset, 0 for
+# the query's own key, $-s$ for the key before it, and so on. For $h$ heads, a
+# power of 2, the slopes are $2^{-8k/h}$ for $k$ = 1 to $h$: for 8 heads, 1/2,
+# 1/4, ..., 1/256. With the slope 1/2 and a query at position 3 whose scores
+# are all 0 before the bias, the biases are −3/2, −1, −1/2 and 0, and the
+# weights about 0.102, 0.167, 0.276 and 0.455: each step back multiplies the
+# weight by $e^{-1/2}$ ≈ 0.607.
+
+# %%
+def alibi_slopes(n_heads):
+    """Each head's slope, 2 ** (-8k / n_heads) for k = 1 to n_heads (a power of 2)."""
+    return 2.0 ** (-8 * np.arange(1, n_heads + 1) / n_heads)
+
+
+def alibi_bias(n, slope):
+    """[n, n]: slope * (n - m) for key n at or before query m, and -inf after it."""
+    offset = np.arange(n) - np.arange(n)[:, None]  # key minus query
+    return np.where(offset <= 0, slope * offset, -np.inf)
+
+
+print("1 / slopes:", 1 / alibi_slopes(8))
+alibi = alibi_bias(4, alibi_slopes(8)[0])  # the slope 1/2
+alibi_weights = masked_softmax(np.zeros((4, 4)) + alibi, np.isfinite(alibi))
+print("query 3:", alibi[3], alibi_weights[3].round(3))
+
+# %% tags=["book-check"]
+from attention_by_hand import position_bias
+
+alibi_base = 2  # the formula's base: the slopes are powers of 2, as are the numbers of heads
+for n_heads in (alibi_base**i for i in range(5)):
+    theirs = position_bias.alibi_slopes(n_heads)
+    k = np.arange(1, n_heads + 1)
+    assert np.allclose(theirs, float(alibi_base) ** (-8 * k / n_heads), rtol=1e-15, atol=0)
+    assert np.allclose(alibi_slopes(n_heads), theirs, rtol=1e-15, atol=0)
+for n, slope in ((4, 0.5), (6, 1 / 8)):
+    assert np.array_equal(alibi_bias(n, slope), position_bias.alibi_bias(n, slope))
+assert np.allclose(alibi_weights, abh.masked_softmax(alibi, np.isfinite(alibi)), **close)
+half = alibi_slopes(8)[0]
+r = math.exp(-half)
+alibi_exps = [r**3, r**2, r, 1]  # e^(-3/2), e^(-1), e^(-1/2), e^0
+assert np.allclose(alibi_weights[3], [p / sum(alibi_exps) for p in alibi_exps], **close)
+assert np.allclose(alibi_weights[3, :-1] / alibi_weights[3, 1:], r, **close)
+query = len(alibi) - 1  # the last row, printed above
+claim("0 for\nthe query's own key", alibi[query, query])
+eight = alibi_slopes(8)
+claim("a\npower of 2, the slopes are $2^{-8k/h}$ for $k$ = 1 to $h$: for 8 heads, 1/2,\n1/4, "
+      "..., 1/256", alibi_base, alibi_base, k[0], len(eight), eight[:2], eight[-1])
+claim("With the slope 1/2 and a query at position 3 whose scores\nare all 0 before the bias, the "
+      "biases are −3/2, −1, −1/2 and 0, and the\nweights about 0.102, 0.167, 0.276 and 0.455",
+      half, query, np.zeros(len(alibi)).max(), alibi[query], alibi_weights[query])
+claim("multiplies the\nweight by $e^{-1/2}$ ≈ 0.607", -half, r)
 
 # %% [markdown]
 # ## Your turn: change the inputs
