@@ -916,6 +916,41 @@ claim("With the slope 1/2 and a query at position 3 whose scores\nare all 0 befo
 claim("multiplies the\nweight by $e^{-1/2}$ ≈ 0.607", -half, r)
 
 # %% [markdown]
+# ### A configuration, read by hand
+#
+# From the lesson "Reading a real model's configuration". Mistral 7B v0.1's
+# `config.json` gives 32 query heads and 8 key/value heads of width
+# 4096 / 32 = 128, so each key/value head serves 4 query heads, and its cache
+# keeps 2 × 32 × 8 × 128 × 2 = 131,072 bytes a token in 16-bit numbers.
+
+# %%
+d, layers, h, g = 4096, 32, 32, 8  # hidden_size, num_hidden_layers, num_attention_heads, num_key_value_heads
+width, group = d // h, h // g
+per_token = 2 * layers * g * width * 2  # keys and values, 2 bytes each
+print(width, group, per_token)
+
+# %% tags=["book-check"]
+import json
+
+from attention_by_hand.configuration import read_configuration
+
+config = {"hidden_size": d, "num_hidden_layers": layers, "num_attention_heads": h,
+          "num_key_value_heads": g}
+mistral = {**config, "model_type": "mistral", "max_position_embeddings": 32768,
+           "rope_theta": 10000.0, "sliding_window": 4096, "rms_norm_eps": 1e-5,
+           "torch_dtype": "bfloat16"}
+read = {c.key: c.value for c in read_configuration(json.dumps(mistral)).consequences}
+assert (read["head_dim"], read["group"], read["cache_token"]) == (width, group, per_token)
+claim("32 query heads and 8 key/value heads of width\n4096 / 32 = 128, so each key/value head serves 4",
+      config["num_attention_heads"], config["num_key_value_heads"], config["hidden_size"],
+      config["num_attention_heads"], width, group)
+keys_and_values = per_token // (config["num_hidden_layers"] * config["num_key_value_heads"]
+                                * width * read["bytes"])
+claim("2 × 32 × 8 × 128 × 2 = 131,072 bytes a token in 16-bit numbers", keys_and_values,
+      config["num_hidden_layers"], config["num_key_value_heads"], width, read["bytes"], per_token,
+      8 * read["bytes"])
+
+# %% [markdown]
 # ## Your turn: change the inputs
 #
 # **Edit the cell below**, then run it and the cells after it. Try, for
