@@ -313,8 +313,8 @@ show_row(scores, values, causal, name="lesson-2-masked")
 # where the causal triangle sits when there are fewer queries than keys,
 # several heads, the online softmax, the KV cache, rotary position
 # embeddings, the transformer block, gradients, shared keys and values with a
-# sliding window, a tiny trained model, rounding in float16, and ALiBi's
-# bias for position.
+# sliding window, a tiny trained model, rounding in float16, ALiBi's bias
+# for position, and a model's configuration read by hand.
 #
 # ### Where the causal triangle sits
 #
