@@ -75,6 +75,7 @@ from attention_by_hand.book import (
     markers,
     model_demo_html,
     pages,
+    precision_html,
     prose,
     quiz,
     registry,
@@ -355,6 +356,7 @@ def _registries() -> dict[str, tuple[Collection[str], str]]:
         "stepper": (stepper_html.STEPPERS, stepper_html.REGISTRY_FILE),
         "calculator": (calculator_html.CALCULATORS, calculator_html.REGISTRY_FILE),
         "model": (model_demo_html.MODEL_DEMOS, model_demo_html.REGISTRY_FILE),
+        "precision": (precision_html.SWITCHES, precision_html.REGISTRY_FILE),
     }
 
 
