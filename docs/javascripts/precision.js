@@ -221,6 +221,7 @@
     var noJs = q(".abh-precision-nojs");
     if (noJs) noJs.remove();
 
+    /* The verdict is a live region: what changes is read out there. */
     function recompute() {
       var st = rowSteps(state.scores, state.values, state.blocked, state.fmt,
         data.formats[state.fmt] || null, state.subtract);
@@ -230,14 +231,12 @@
       q("table.abh-precision-steps tbody").innerHTML = rowsHtml(st, digits);
       q(".abh-precision-output").innerHTML = "Output, the weights times the values added key by key: (" +
         st.output.map(function (x, c) { return number("out-" + c, x, digits, !isFinite(x)); }).join(", ") + ")";
-      var text = verdict(st, digits);
-      q('[data-cell="verdict"]').textContent = text;
-      return text;
+      q('[data-cell="verdict"]').textContent = verdict(st, digits);
     }
 
     function update() {
-      status.textContent = LABELS[state.fmt] + ", " + (state.subtract ? "with" : "without") +
-        " the subtraction. " + recompute();
+      status.textContent = "";
+      recompute();
     }
 
     radios.forEach(function (radio) {
@@ -286,8 +285,8 @@
       boxes.forEach(function (box) { box.checked = state.blocked[Number(box.dataset.block)]; });
       radios.forEach(function (radio) { radio.checked = radio.value === state.fmt; });
       subtract.checked = state.subtract;
-      status.textContent = "Back to the stated inputs. ";
-      status.textContent += recompute();
+      status.textContent = "Back to the stated inputs.";
+      recompute();
     });
     q(".abh-precision-controls").appendChild(reset);
 
