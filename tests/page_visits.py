@@ -111,7 +111,16 @@ OFFER_MARKS = {
     "palette": r'<form\b[^>]*data-md-component="palette"',
     **{
         tool: _CLASS.format(f"abh-{tool}")
-        for tool in ("demo", "stepper", "calculator", "config-reader", "model", "quiz", "exercise")
+        for tool in (
+            "demo",
+            "stepper",
+            "precision",
+            "calculator",
+            "config-reader",
+            "model",
+            "quiz",
+            "exercise",
+        )
     },
     "search": r"<input\b[^>]*" + _CLASS.format(r"md-search__input"),
     "mark-as-read": r'<script\b[^>]*src="[^"]*javascripts/mark-read\.js"',
@@ -206,6 +215,16 @@ async (unrelated) => {{
     await press(named(stepper, "button", /^Next block$/));
     typeInto(labelled(stepper, "score of key 0"), "ln 5");
     done.push("stepper");
+  }}
+  const precision = ready(".abh-precision");
+  if (precision) {{
+    await press(labelled(precision, "bfloat16"));
+    await press(labelled(precision, "Subtract the largest score m first"));
+    await press(labelled(precision, "block key 0"));
+    typeInto(labelled(precision, "score of key 2"), "ln 0");  // not a score: flagged
+    typeInto(labelled(precision, "score of key 2"), "0 - ln 2");
+    await press(named(precision, "button", /^Reset to the stated inputs$/));
+    done.push("precision");
   }}
   const calculator = ready(".abh-calculator");
   if (calculator) {{

@@ -20,7 +20,16 @@ from attention_by_hand.book.fences import replace_outside_fences, split_fences
 Spec = TypeVar("Spec")
 
 #: The kinds of marker, as pages write them.
-KINDS = ("figure", "demo", "stepper", "calculator", "configuration-reader", "model", "sources")
+KINDS = (
+    "figure",
+    "demo",
+    "stepper",
+    "calculator",
+    "configuration-reader",
+    "model",
+    "precision",
+    "sources",
+)
 
 #: A marker the build did not understand (a space in the name, upper case,
 #: text after it on the line) would otherwise reach the reader as literal text.
@@ -162,7 +171,7 @@ def not_understood(where: str, marker: str) -> str:
     return (
         f"{where}: '{marker}' was not understood. Write [[figure: name]], [[demo: name]], "
         "[[stepper: name]], [[calculator: name]], [[configuration-reader: name]], "
-        "[[model: name]] or [[sources]] on a line of "
+        "[[model: name]], [[precision: name]] or [[sources]] on a line of "
         "its own, in lower case, with no space inside the name"
     )
 

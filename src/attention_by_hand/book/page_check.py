@@ -76,6 +76,7 @@ from attention_by_hand.book import (
     markers,
     model_demo_html,
     pages,
+    precision_html,
     prose,
     quiz,
     registry,
@@ -357,6 +358,7 @@ def _registries() -> dict[str, tuple[Collection[str], str]]:
         "calculator": (calculator_html.CALCULATORS, calculator_html.REGISTRY_FILE),
         "configuration-reader": (configuration_html.READERS, configuration_html.REGISTRY_FILE),
         "model": (model_demo_html.MODEL_DEMOS, model_demo_html.REGISTRY_FILE),
+        "precision": (precision_html.SWITCHES, precision_html.REGISTRY_FILE),
     }
 
 

@@ -78,6 +78,7 @@ class Libraries:
     calculator_html: ModuleType  # [[calculator: name]] as HTML: the cache-memory calculator
     configuration_html: ModuleType  # [[configuration-reader: name]]: lesson 15's reader
     model_demo_html: ModuleType  # [[model: name]] as HTML: lesson 12's trained model, live
+    precision_html: ModuleType  # [[precision: name]] as HTML: lesson 13's rounded row
     trained_models: ModuleType  # the models the book trains, kept in the build cache
     worksheets: ModuleType  # each lesson's exercises to print, and the book's answer key
     sources: ModuleType  # the record of sources, [[sources]] as HTML
@@ -323,6 +324,7 @@ class BookPlugin(BasePlugin[BookConfig]):
         markdown = lib.stepper_html.replace_stepper_markers(markdown, page=uri)
         markdown = lib.calculator_html.replace_calculator_markers(markdown, page=uri)
         markdown = lib.configuration_html.replace_reader_markers(markdown, page=uri)
+        markdown = lib.precision_html.replace_precision_markers(markdown, page=uri)
         markdown = lib.model_demo_html.replace_model_markers(
             markdown,
             page=uri,
