@@ -9,8 +9,10 @@ the normal build:
 - no ``<script src>`` runs while the page is parsed (no ``defer``,
   ``async`` or ``type="module"``);
 - the deferred scripts keep the order the book's scripts rely on:
-  Material's bundle first (it defines ``document$``), then
-  ``javascripts/book.js`` (it defines ``abhOnEveryPage``), then the rest.
+  ``assets/javascripts/lazy-search.js`` first (it must wrap what the bundle
+  calls before the bundle starts: tests/test_lazy_search.py), Material's
+  bundle next (it defines ``document$``), then ``javascripts/book.js`` (it
+  defines ``abhOnEveryPage``), then the rest.
 
 Inline scripts are not concerned: they cost no request, and the Content
 Security Policy allows each by its hash (tests/test_csp_site.py).
@@ -75,10 +77,13 @@ def test_no_script_file_blocks_parsing_on_any_page(site_dir: Path) -> None:
     assert not blocking, "scripts that block the first paint: " + "; ".join(blocking)
 
 
-def test_deferred_scripts_run_bundle_then_book_js_then_the_rest(site_dir: Path) -> None:
+def test_deferred_scripts_run_lazy_search_then_bundle_then_book_js_then_the_rest(
+    site_dir: Path,
+) -> None:
     for relative in built_pages(site_dir):
         page = (site_dir / relative).read_text(encoding="utf-8")
         sources = [src for src, _ in script_files(page)]
         assert sources, f"{relative} loads no script file"
-        assert "assets/javascripts/bundle." in sources[0], f"{relative}: {sources}"
-        assert sources[1].endswith("javascripts/book.js"), f"{relative}: {sources}"
+        assert sources[0].endswith("assets/javascripts/lazy-search.js"), f"{relative}: {sources}"
+        assert "assets/javascripts/bundle." in sources[1], f"{relative}: {sources}"
+        assert sources[2].endswith("javascripts/book.js"), f"{relative}: {sources}"
