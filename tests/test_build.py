@@ -6,9 +6,7 @@ shows each edit after its rebuild, and the error of a rebuild that fails.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import html
-import importlib
 import logging
 import re
 import socket
@@ -26,7 +24,6 @@ from browser_pages import CSP_SPY, violations, watch_console
 from mkdocs.exceptions import Abort, PluginError
 from project import STALE_PAGE, build_environment, copy_for_build, edit, require_tier
 
-from attention_by_hand.book import plugin as plugin_module
 from attention_by_hand.book import serve_errors
 from attention_by_hand.book.csp import inline_code, policy
 from attention_by_hand.book.fences import replace_outside_fences
@@ -362,18 +359,8 @@ def test_serve_live_reload_runs_under_the_serve_policy(
 
 
 @pytest.fixture
-def plugin(monkeypatch: pytest.MonkeyPatch) -> BookPlugin:
-    """The book plugin, with the libraries this test process imported (not afresh)."""
-    monkeypatch.setattr(
-        plugin_module,
-        "import_afresh",
-        lambda: plugin_module.Libraries(
-            **{
-                field.name: importlib.import_module(f"attention_by_hand.book.{field.name}")
-                for field in dataclasses.fields(plugin_module.Libraries)
-            }
-        ),
-    )
+def plugin() -> BookPlugin:
+    """The book plugin, before any build (it imports nothing until on_config)."""
     return BookPlugin()
 
 
@@ -458,7 +445,7 @@ def test_when_the_error_page_cannot_be_written_the_build_error_is_raised(
     def no_page(*args: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(plugin.lib.serve_errors, "write_error_pages", no_page)
+    monkeypatch.setattr(serve_errors, "write_error_pages", no_page)
     with pytest.raises(Abort, match="Aborted with a BuildError!"):
         plugin._build_or_show_error(_book_error, _site(tmp_path))
 
