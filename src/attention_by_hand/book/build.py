@@ -34,29 +34,22 @@ from mkdocs.utils import CountHandler, get_relative_url
 
 from attention_by_hand.book import (
     build_cache,
-    calculator_html,
     comments,
-    configuration_html,
     csp,
-    demo_html,
-    demos,
     exercise,
     figure_pages,
     lessons,
     markers,
     maths,
-    model_demo_html,
     notebook,
     output,
     page_check,
     pages,
-    precision_html,
+    parts,
     quiz,
     registry,
     reproducible,
     sources,
-    stepper_html,
-    trained_models,
     worksheets,
 )
 
@@ -103,6 +96,8 @@ class BuildState:
     #: The notebooks running beside the build.
     notebook_runner: ThreadPoolExecutor | None = None
     notebook_jobs: dict[str, Future[dict[str, Any]]] = field(default_factory=dict)
+    #: The scripts and styles of each page's parts, from its content (on_page_content).
+    page_assets: dict[str, tuple[list[str], list[str]]] = field(default_factory=dict)
 
 
 class BookBuild:
@@ -236,56 +231,26 @@ class BookBuild:
         uri = page.file.src_uri
         if worksheets.is_generated(uri):
             return self._worksheet_page(page, config, files)
-        markdown = figure_pages.replace_figure_markers(
-            markdown,
-            page=uri,
-            page_url=page.url,
-            figures=registry.FIGURES,
-            palettes=registry.PALETTE_NAMES,
-            sizes=self.state.figure_sizes,
-        )
         if lessons.is_lesson(uri, self.lessons_dir):
             markdown = self._check_lesson(markdown, page, config, files)
             markdown = worksheets.add_print_link(markdown, lesson_uri=uri)
-        markdown = sources.replace_source_markers(
-            markdown,
-            page=uri,
-            page_url=page.url,
+        inline, block = self._markdown_converters(page, config, files)
+        context = parts.PageContext(
+            uri=uri,
+            path=self._source_path(page.file, config),
+            url=page.url,
+            inline=inline,
+            block=block,
+            figure_sizes=self.state.figure_sizes,
             sources=self.state.sources,
             citations=self.state.citations,
             page_urls=self.state.page_urls,
             nav_order=self.state.nav_order,
         )
-        markdown = demo_html.replace_demo_markers(
-            markdown,
-            page=uri,
-            demos=demos.DEMOS,
-            figure=lambda name: figure_pages.figure_html(
-                registry.FIGURES[name],
-                page_url=page.url,
-                palettes=registry.PALETTE_NAMES,
-                size=self.state.figure_sizes[name],
-            ),
-        )
-        markdown = stepper_html.replace_stepper_markers(markdown, page=uri)
-        markdown = calculator_html.replace_calculator_markers(markdown, page=uri)
-        markdown = configuration_html.replace_reader_markers(markdown, page=uri)
-        markdown = precision_html.replace_precision_markers(markdown, page=uri)
-        markdown = model_demo_html.replace_model_markers(
-            markdown,
-            page=uri,
-            demos=model_demo_html.MODEL_DEMOS,
-            model=trained_models.book_model,
-        )
-        inline, block = self._markdown_converters(page, config, files)
-        source = self._source_path(page.file, config)
         try:
-            # the exercises' data first: its check reads the page's exercise fences
-            markdown = worksheets.replace_given(markdown, page=source, block=block)
-            markdown = exercise.replace_exercises(markdown, page=source, inline=inline, block=block)
+            return parts.render_parts(markdown, context)
         except exercise.ExerciseError as error:  # checked in _check_source already
             raise PluginError(str(error)) from None
-        return quiz.replace_quizzes(markdown, page=uri, inline=inline)
 
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         """No comments; stop on a marker nothing understood; maths as MathML; the notebook cleaned.
@@ -300,12 +265,15 @@ class BookBuild:
         if notebook.is_notebook(page.file):
             html = maths.notebook_tex_to_mathml(html, uri)
             html = self._clean_notebook(html, page, config, files)
+        self.state.page_assets[uri] = parts.page_assets(html)
         return html
 
     # -- each page's final HTML -------------------------------------------
 
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
-        """Put the Content Security Policy into a page made from docs/."""
+        """Keep the scripts and styles of the page's parts only; add the Content Security Policy."""
+        scripts, styles = self.state.page_assets.pop(page.file.src_uri, parts.page_assets(""))
+        output = parts.keep_page_assets(output, scripts=scripts, styles=styles)
         return self._add_policy(output, f"docs/{page.file.src_uri}", config)
 
     def on_post_template(
@@ -319,6 +287,8 @@ class BookBuild:
         """
         if not template_name.endswith(".html"):
             return output_content
+        scripts, styles = parts.page_assets("")  # the frame's: no part is on such a page
+        output_content = parts.keep_page_assets(output_content, scripts=scripts, styles=styles)
         return self._add_policy(output_content, f"the theme template {template_name}", config)
 
     # -- after the build ----------------------------------------------------

@@ -64,24 +64,18 @@ from mkdocs.utils.meta import get_data
 from sybil import Sybil
 
 from attention_by_hand.book import (
-    calculator_html,
-    configuration_html,
     coverage,
-    demo_html,
     demos,
     exercise,
     fences,
-    figure_pages,
     lessons,
     markers,
-    model_demo_html,
     pages,
-    precision_html,
+    parts,
     prose,
     quiz,
     registry,
     sources,
-    stepper_html,
     worksheets,
 )
 from attention_by_hand.book.prose import BlockSource, ClaimError, page_parsers
@@ -351,15 +345,7 @@ def check_source(text: str, path: str, *, lesson: bool) -> None:
 
 def _registries() -> dict[str, tuple[Collection[str], str]]:
     """The names each kind of ``[[kind: name]]`` marker knows, and the file that registers them."""
-    return {
-        "figure": (registry.FIGURES, figure_pages.REGISTRY_FILE),
-        "demo": (demos.DEMOS, demo_html.REGISTRY_FILE),
-        "stepper": (stepper_html.STEPPERS, stepper_html.REGISTRY_FILE),
-        "calculator": (calculator_html.CALCULATORS, calculator_html.REGISTRY_FILE),
-        "configuration-reader": (configuration_html.READERS, configuration_html.REGISTRY_FILE),
-        "model": (model_demo_html.MODEL_DEMOS, model_demo_html.REGISTRY_FILE),
-        "precision": (precision_html.SWITCHES, precision_html.REGISTRY_FILE),
-    }
+    return parts.markers()
 
 
 def _source(page: Page, book: Book) -> None:

@@ -1,0 +1,430 @@
+"""The parts a page can hold, each declared once: how a page writes it, how it is
+rendered, how its HTML is recognised, and the scripts and styles it needs.
+
+A part is a fence (```` ```quiz ````, ```` ```exercise ````, ```` ```given ````,
+```` ```output ````), a ``[[kind: name]]`` marker (a figure, the sources, a
+demo, the stepper, the calculator, the configuration reader, the precision
+switch, the model), or a feature of one ("New numbers", an exercise written
+with ``new numbers:``). :data:`PARTS` lists them in the order the build
+renders them; :data:`FRAME` is what every page of the book loads (the
+script core, the accessibility fixes, "mark as read", and the styles the
+parts share).
+
+A page loads the assets of the parts it holds and no others
+(:func:`page_assets`): a part is on a page when its ``mark`` is in the
+page's HTML, which its renderer writes (and nothing else does: a test
+renders each part and checks). The renderers all take the page's Markdown
+and one :class:`PageContext`, and return the Markdown with the part's
+syntax replaced by HTML.
+
+Assets are paths relative to ``docs/``, as ``mkdocs.yml`` lists them in
+``extra_javascript`` and ``extra_css``; a test checks that the two lists
+hold exactly the assets declared here, in an order that loads the core first.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from attention_by_hand.book import (
+    calculator_html,
+    configuration_html,
+    demo_html,
+    demos,
+    exercise,
+    figure_pages,
+    model_demo_html,
+    precision_html,
+    quiz,
+    registry,
+    stepper_html,
+    trained_models,
+    worksheets,
+)
+from attention_by_hand.book import sources as source_record
+from attention_by_hand.book.sources import Citations, Source
+
+
+@dataclass(frozen=True)
+class PageContext:
+    """What the renderers of one page's parts read besides its Markdown.
+
+    Attributes
+    ----------
+    uri : str
+        The page's path relative to ``docs/``, e.g. ``lessons/x.md``.
+    path : str
+        Its path relative to the repository root, for messages.
+    url : str
+        Its URL relative to the site root (``lessons/x/``).
+    inline, block : callable
+        Inline and block Markdown as HTML, with the page's links rewritten.
+    figure_sizes : mapping of str to (int, int)
+        Each drawn figure's width and height in pixels.
+    sources : mapping of str to Source
+        The record of sources, by id.
+    citations : Citations
+        Who cites which source.
+    page_urls : mapping of str to str
+        Every page's URL, by its path relative to ``docs/``.
+    nav_order : sequence of str
+        The pages in the nav's order.
+    """
+
+    uri: str
+    path: str
+    url: str
+    inline: Callable[[str], str] = html.escape
+    block: Callable[[str], str] = html.escape
+    figure_sizes: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    sources: Mapping[str, Source] = field(default_factory=dict)
+    citations: Citations = field(default_factory=lambda: Citations({}, {}, {}))
+    page_urls: Mapping[str, str] = field(default_factory=dict)
+    nav_order: Sequence[str] = ()
+
+    def figure(self, name: str) -> str:
+        """The HTML of the figure `name` on this page, in both palettes."""
+        return figure_pages.figure_html(
+            registry.FIGURES[name],
+            page_url=self.url,
+            palettes=registry.PALETTE_NAMES,
+            size=self.figure_sizes[name],
+        )
+
+
+def class_mark(name: str) -> re.Pattern[str]:
+    """The pattern of an element whose ``class`` attribute holds the class `name`.
+
+    Examples
+    --------
+    >>> bool(class_mark("abh-quiz").search('<div class="x abh-quiz">'))
+    True
+    >>> bool(class_mark("abh-quiz").search('<div class="abh-quiz-result">'))
+    False
+    """
+    return re.compile(rf'\bclass="(?:[^"]*\s)?{re.escape(name)}(?:\s[^"]*)?"')
+
+
+@dataclass(frozen=True)
+class Part:
+    """One kind of thing a page can hold.
+
+    Attributes
+    ----------
+    name : str
+        Its name; for a marker, its kind as pages write it (``[[demo: x]]``).
+    written : str
+        How a page writes it, for messages and the docs.
+    mark : re.Pattern
+        What its rendered HTML always holds, and nothing else's does.
+    render : callable or None
+        ``render(markdown, page)``: the Markdown with the part's syntax
+        replaced by HTML; None for a part another part renders (New numbers,
+        rendered with its exercise) or that Python-Markdown renders (output).
+    scripts, styles : tuple of str
+        The scripts and stylesheets it needs, relative to ``docs/``, in the
+        order they load.
+    names : collection of str or None
+        For a ``[[kind: name]]`` marker, the names its registry knows.
+    registry_file : str or None
+        The file of that registry, for the message of an unknown name.
+    """
+
+    name: str
+    written: str
+    mark: re.Pattern[str]
+    render: Callable[[str, PageContext], str] | None
+    scripts: tuple[str, ...] = ()
+    styles: tuple[str, ...] = ()
+    names: Collection[str] | None = None
+    registry_file: str | None = None
+
+
+# -- the renderers, one signature ---------------------------------------------
+
+
+def _figures(markdown: str, page: PageContext) -> str:
+    return figure_pages.replace_figure_markers(
+        markdown,
+        page=page.uri,
+        page_url=page.url,
+        figures=registry.FIGURES,
+        palettes=registry.PALETTE_NAMES,
+        sizes=page.figure_sizes,
+    )
+
+
+def _sources(markdown: str, page: PageContext) -> str:
+    return source_record.replace_source_markers(
+        markdown,
+        page=page.uri,
+        page_url=page.url,
+        sources=page.sources,
+        citations=page.citations,
+        page_urls=page.page_urls,
+        nav_order=page.nav_order,
+    )
+
+
+def _demos(markdown: str, page: PageContext) -> str:
+    return demo_html.replace_demo_markers(
+        markdown, page=page.uri, demos=demos.DEMOS, figure=page.figure
+    )
+
+
+def _steppers(markdown: str, page: PageContext) -> str:
+    return stepper_html.replace_stepper_markers(markdown, page=page.uri)
+
+
+def _calculators(markdown: str, page: PageContext) -> str:
+    return calculator_html.replace_calculator_markers(markdown, page=page.uri)
+
+
+def _readers(markdown: str, page: PageContext) -> str:
+    return configuration_html.replace_reader_markers(markdown, page=page.uri)
+
+
+def _switches(markdown: str, page: PageContext) -> str:
+    return precision_html.replace_precision_markers(markdown, page=page.uri)
+
+
+def _models(markdown: str, page: PageContext) -> str:
+    return model_demo_html.replace_model_markers(
+        markdown,
+        page=page.uri,
+        demos=model_demo_html.MODEL_DEMOS,
+        model=trained_models.book_model,
+    )
+
+
+def _given(markdown: str, page: PageContext) -> str:
+    return worksheets.replace_given(markdown, page=page.path, block=page.block)
+
+
+def _exercises(markdown: str, page: PageContext) -> str:
+    return exercise.replace_exercises(
+        markdown, page=page.path, inline=page.inline, block=page.block
+    )
+
+
+def _quizzes(markdown: str, page: PageContext) -> str:
+    return quiz.replace_quizzes(markdown, page=page.uri, inline=page.inline)
+
+
+# -- the declarations ---------------------------------------------------------
+
+#: What every page loads: the script core first, and the styles the parts share.
+FRAME = Part(
+    name="page",
+    written="every page",
+    mark=re.compile(r"\A"),
+    render=None,
+    scripts=("javascripts/book.js", "javascripts/mark-read.js", "javascripts/a11y.js"),
+    styles=("stylesheets/book.css", "stylesheets/interactive.css"),
+)
+
+#: Every part, in the order the build renders them (the data a page's
+#: exercises share comes before the exercises, whose check reads it).
+PARTS: tuple[Part, ...] = (
+    Part(
+        "figure",
+        "[[figure: name]]",
+        class_mark("abh-figure"),
+        _figures,
+        names=registry.FIGURES,
+        registry_file=figure_pages.REGISTRY_FILE,
+    ),
+    Part("sources", "[[sources]] or [[sources: all]]", class_mark("abh-sources"), _sources),
+    Part(
+        "demo",
+        "[[demo: name]]",
+        class_mark("abh-demo-data"),
+        _demos,
+        scripts=("javascripts/demo.js",),
+        names=demos.DEMOS,
+        registry_file=demo_html.REGISTRY_FILE,
+    ),
+    Part(
+        "stepper",
+        "[[stepper: name]]",
+        class_mark("abh-stepper-data"),
+        _steppers,
+        scripts=("javascripts/stepper.js",),
+        names=stepper_html.STEPPERS,
+        registry_file=stepper_html.REGISTRY_FILE,
+    ),
+    Part(
+        "calculator",
+        "[[calculator: name]]",
+        class_mark("abh-calculator-data"),
+        _calculators,
+        scripts=("javascripts/calculator.js",),
+        names=calculator_html.CALCULATORS,
+        registry_file=calculator_html.REGISTRY_FILE,
+    ),
+    Part(
+        "configuration-reader",
+        "[[configuration-reader: name]]",
+        class_mark("abh-config-data"),
+        _readers,
+        scripts=("javascripts/configuration.js",),
+        names=configuration_html.READERS,
+        registry_file=configuration_html.REGISTRY_FILE,
+    ),
+    Part(
+        "precision",
+        "[[precision: name]]",
+        class_mark("abh-precision-data"),
+        _switches,
+        scripts=("javascripts/precision.js",),
+        names=precision_html.SWITCHES,
+        registry_file=precision_html.REGISTRY_FILE,
+    ),
+    Part(
+        "model",
+        "[[model: name]]",
+        class_mark("abh-model-data"),
+        _models,
+        scripts=("javascripts/tiny-model.js",),
+        names=model_demo_html.MODEL_DEMOS,
+        registry_file=model_demo_html.REGISTRY_FILE,
+    ),
+    Part(
+        "given",
+        "```given",
+        class_mark("abh-given"),
+        _given,
+        styles=("stylesheets/worksheet.css",),
+    ),
+    Part(
+        "exercise",
+        "```exercise",
+        class_mark("abh-exercise"),
+        _exercises,
+        scripts=("javascripts/answers.js", "javascripts/exercise.js"),
+        styles=("stylesheets/exercise.css", "stylesheets/worksheet.css"),
+    ),
+    Part(
+        "new-numbers",
+        "new numbers: skill, in an exercise",
+        re.compile(r'\bdata-new-numbers="'),
+        None,
+        scripts=("javascripts/answers.js", "javascripts/fresh.js"),
+        styles=("stylesheets/exercise.css",),
+    ),
+    Part(
+        "quiz",
+        "```quiz",
+        class_mark("abh-quiz"),
+        _quizzes,
+        scripts=("javascripts/quiz.js",),
+    ),
+    Part("output", "```output", class_mark("abh-output"), None, styles=("stylesheets/output.css",)),
+    Part(
+        "worksheet",
+        "a lesson's worksheet (made by the build)",
+        class_mark("abh-ws-sheet"),
+        None,
+        styles=("stylesheets/worksheet.css",),
+    ),
+    Part(
+        "answer-key",
+        "the answer key (made by the build)",
+        class_mark("abh-key-exercise"),
+        None,
+        styles=("stylesheets/exercise.css", "stylesheets/worksheet.css"),
+    ),
+)
+
+
+def markers() -> dict[str, tuple[Collection[str], str]]:
+    """Each ``[[kind: name]]`` kind with a registry: the names it knows, and its file."""
+    return {
+        part.name: (part.names, part.registry_file)
+        for part in PARTS
+        if part.names is not None and part.registry_file is not None
+    }
+
+
+def render_parts(markdown: str, page: PageContext) -> str:
+    """The page's Markdown with every part's syntax replaced by its HTML, in order."""
+    for part in PARTS:
+        if part.render is not None:
+            markdown = part.render(markdown, page)
+    return markdown
+
+
+def parts_in(html_text: str) -> list[Part]:
+    """The parts whose mark the HTML `html_text` holds, in the order of :data:`PARTS`."""
+    return [part for part in PARTS if part.mark.search(html_text)]
+
+
+def page_assets(html_text: str) -> tuple[list[str], list[str]]:
+    """The scripts and the styles a page whose content is `html_text` loads, each once.
+
+    The frame's first, then each part's, in the order of :data:`PARTS`.
+    """
+    scripts: list[str] = []
+    styles: list[str] = []
+    for part in (FRAME, *parts_in(html_text)):
+        scripts += [s for s in part.scripts if s not in scripts]
+        styles += [s for s in part.styles if s not in styles]
+    return scripts, styles
+
+
+def declared_assets() -> tuple[set[str], set[str]]:
+    """Every script and every style some part declares (the frame's included)."""
+    every = (FRAME, *PARTS)
+    return (
+        {s for part in every for s in part.scripts},
+        {s for part in every for s in part.styles},
+    )
+
+
+#: A script or stylesheet tag of the book's own assets, as the theme writes them.
+_ASSET_TAG = re.compile(
+    r'[ \t]*<script(?: defer)? src="(?P<script>[^"]*)"></script>\n?'
+    r'|[ \t]*<link rel="stylesheet" href="(?P<style>[^"]*)">\n?'
+)
+
+
+def keep_page_assets(page_html: str, *, scripts: Collection[str], styles: Collection[str]) -> str:
+    """`page_html` without the tags of the declared assets that are not in `scripts` or `styles`.
+
+    Parameters
+    ----------
+    page_html : str
+        A built page.
+    scripts, styles : collection of str
+        The assets the page keeps, relative to ``docs/`` (:func:`page_assets`).
+
+    Returns
+    -------
+    str
+        The page; the tags of other files (the theme's bundle, its
+        stylesheets) are left as they are.
+
+    Examples
+    --------
+    >>> page = '<link rel="stylesheet" href="../stylesheets/output.css">\\n<p>x</p>'
+    >>> keep_page_assets(page, scripts=[], styles=[])
+    '<p>x</p>'
+    """
+    every_script, every_style = declared_assets()
+
+    def named(url: str, assets: Collection[str]) -> str | None:
+        return next((a for a in assets if url == a or url.endswith("/" + a)), None)
+
+    def keep(match: re.Match[str]) -> str:
+        if match["script"] is not None:
+            asset = named(match["script"], every_script)
+            dropped = asset is not None and asset not in scripts
+        else:
+            asset = named(match["style"], every_style)
+            dropped = asset is not None and asset not in styles
+        return "" if dropped else match[0]
+
+    return _ASSET_TAG.sub(keep, page_html)

@@ -1,0 +1,167 @@
+"""The parts a page can hold (attention_by_hand.book.parts): declared once, and each page
+of the built site loads the scripts and styles of its own parts and no others."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from attention_by_hand.book import markers, page_check, parts
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+
+#: How a page's source writes each part (independent of the parts' marks):
+#: a fence's info string, or a [[kind: ...]] marker at the start of a line.
+WRITTEN = {
+    "figure": re.compile(r"^\[\[figure:", re.MULTILINE),
+    "sources": re.compile(r"^\[\[sources\b", re.MULTILINE),
+    "demo": re.compile(r"^\[\[demo:", re.MULTILINE),
+    "stepper": re.compile(r"^\[\[stepper:", re.MULTILINE),
+    "calculator": re.compile(r"^\[\[calculator:", re.MULTILINE),
+    "configuration-reader": re.compile(r"^\[\[configuration-reader:", re.MULTILINE),
+    "precision": re.compile(r"^\[\[precision:", re.MULTILINE),
+    "model": re.compile(r"^\[\[model:", re.MULTILINE),
+    "given": re.compile(r"^ *```given\b", re.MULTILINE),
+    "exercise": re.compile(r"^ *```exercise\b", re.MULTILINE),
+    "new-numbers": re.compile(r"^new numbers:", re.MULTILINE),
+    "quiz": re.compile(r"^ *```quiz\b", re.MULTILINE),
+    "output": re.compile(r"^ *```output\b", re.MULTILINE),
+}
+_TAG = re.compile(
+    r'<script(?: defer)? src="(?P<script>[^"]*)"></script>|<link rel="stylesheet" href="(?P<style>[^"]*)">'
+)
+
+
+def _config() -> dict[str, object]:
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
+    assert isinstance(config, dict)
+    return config
+
+
+def _book_assets(page_html: str) -> tuple[list[str], list[str]]:
+    """The book's own scripts and styles a built page names (not the theme's), relative to docs/."""
+    scripts, styles = parts.declared_assets()
+    found: tuple[list[str], list[str]] = ([], [])
+    for match in _TAG.finditer(page_html):
+        url = match["script"] or match["style"]
+        every = scripts if match["script"] else styles
+        names = [a for a in every if url == a or url.endswith("/" + a)]
+        if names:
+            found[0 if match["script"] else 1].append(names[0])
+    return found
+
+
+def test_mkdocs_yml_lists_exactly_the_declared_assets_with_the_core_first() -> None:
+    config = _config()
+    scripts, styles = parts.declared_assets()
+    listed_scripts = [str(s) for s in config["extra_javascript"]]  # type: ignore[attr-defined]
+    assert set(listed_scripts) == scripts
+    assert set(config["extra_css"]) == styles  # type: ignore[arg-type]
+    assert listed_scripts[0] == parts.FRAME.scripts[0]
+
+
+def test_the_page_check_and_the_markers_know_the_parts_kinds() -> None:
+    assert page_check._registries() == parts.markers()
+    marker_parts = {p.name for p in parts.PARTS if p.written.startswith("[[")}
+    assert marker_parts == set(markers.KINDS)
+
+
+def test_class_marks_match_a_whole_class_name_only() -> None:
+    mark = parts.class_mark("abh-demo-data")
+    assert mark.search('<script type="application/json" class="abh-demo-data">')
+    assert mark.search('<div class="x abh-demo-data y">')
+    assert not mark.search('<div class="abh-demo-data-old">')
+    assert not mark.search("<p>abh-demo-data</p>")
+
+
+def test_a_plain_lesson_loads_only_the_frame_and_its_quiz_and_exercises() -> None:
+    content = '<div class="abh-quiz"></div><div class="abh-exercise"></div>'
+    scripts, styles = parts.page_assets(content)
+    assert scripts == [
+        "javascripts/book.js",
+        "javascripts/mark-read.js",
+        "javascripts/a11y.js",
+        "javascripts/answers.js",
+        "javascripts/exercise.js",
+        "javascripts/quiz.js",
+    ]
+    assert styles == [
+        "stylesheets/book.css",
+        "stylesheets/interactive.css",
+        "stylesheets/exercise.css",
+        "stylesheets/worksheet.css",
+    ]
+
+
+def test_keep_page_assets_drops_only_declared_assets_the_page_does_not_need() -> None:
+    page = (
+        '<link rel="stylesheet" href="../../assets/stylesheets/main.css">\n'
+        '<link rel="stylesheet" href="../../stylesheets/exercise.css">\n'
+        '<link rel="stylesheet" href="../../stylesheets/book.css">\n'
+        '<script defer src="../../assets/javascripts/bundle.js"></script>\n'
+        '<script defer src="../../javascripts/demo.js"></script>\n'
+        '<script defer src="../../javascripts/book.js"></script>\n'
+    )
+    kept = parts.keep_page_assets(
+        page, scripts=["javascripts/book.js"], styles=["stylesheets/book.css"]
+    )
+    assert kept == (
+        '<link rel="stylesheet" href="../../assets/stylesheets/main.css">\n'
+        '<link rel="stylesheet" href="../../stylesheets/book.css">\n'
+        '<script defer src="../../assets/javascripts/bundle.js"></script>\n'
+        '<script defer src="../../javascripts/book.js"></script>\n'
+    )
+
+
+def _built_pages(site_dir: Path) -> dict[str, Path]:
+    """Each Markdown page of docs/ and its built HTML (lessons, home, sources)."""
+    pages = {}
+    for source in sorted(DOCS.rglob("*.md")):
+        uri = source.relative_to(DOCS).as_posix()
+        stem = uri.removesuffix(".md")
+        built = site_dir / ("index.html" if stem == "index" else f"{stem}/index.html")
+        if built.is_file():
+            pages[uri] = built
+    return pages
+
+
+@pytest.mark.build
+def test_each_part_is_on_a_built_page_exactly_when_its_source_writes_it(site_dir: Path) -> None:
+    pages = _built_pages(site_dir)
+    assert len(pages) >= 15
+    for uri, built in pages.items():
+        source = (DOCS / uri).read_text(encoding="utf-8")
+        article = built.read_text(encoding="utf-8")
+        article = article[article.index("<article") : article.rindex("</article>")]
+        written = {name for name, pattern in WRITTEN.items() if pattern.search(source)}
+        marked = {part.name for part in parts.parts_in(article)}
+        assert marked == written, uri
+
+
+@pytest.mark.build
+def test_every_built_page_names_the_assets_of_its_parts_and_no_others(site_dir: Path) -> None:
+    built = sorted(site_dir.rglob("*.html"))
+    assert len(built) >= 30
+    for page in built:
+        text = page.read_text(encoding="utf-8")
+        if "<article" not in text:  # 404.html: the frame only
+            content = ""
+        else:
+            content = text[text.index("<article") : text.rindex("</article>")]
+        scripts, styles = _book_assets(text)
+        wanted_scripts, wanted_styles = parts.page_assets(content)
+        where = page.relative_to(site_dir)
+        assert (sorted(scripts), sorted(styles)) == (
+            sorted(wanted_scripts),
+            sorted(wanted_styles),
+        ), where
+        assert scripts[0] == parts.FRAME.scripts[0], where
