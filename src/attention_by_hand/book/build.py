@@ -41,6 +41,7 @@ from attention_by_hand.book import (
     lessons,
     markers,
     maths,
+    minify,
     notebook,
     output,
     page_check,
@@ -142,7 +143,8 @@ class BookBuild:
     # -- the files ----------------------------------------------------------
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
-        """Check front matter and sources; add .ipynb; start the notebooks; draw the figures.
+        """Check front matter and sources; add .ipynb; start the notebooks; draw the figures;
+        minify the scripts and styles.
 
         The notebooks the cache does not hold start running here, in the
         background, before the figures are drawn: the notebook's kernel (a
@@ -186,6 +188,14 @@ class BookBuild:
         )
         for path, svg in svgs.items():
             files.append(File.generated(config, path, content=svg))
+        # 7. the book's own scripts and styles, minified on their way into the site
+        scripts, styles = parts.declared_assets()
+        for uri in sorted(scripts | styles):
+            asset = files.get_file_from_path(uri)
+            if asset is not None:
+                files.remove(asset)
+                text = minify.minified(uri, asset.content_string)
+                files.append(File.generated(config, uri, content=text))
         self.state.page_urls = {file.src_uri: file.url for file in files.documentation_pages()}
         return files
 
