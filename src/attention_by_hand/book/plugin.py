@@ -17,6 +17,7 @@ module is kept; a change to it needs a restart of ``mkdocs serve``.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 import os
@@ -29,7 +30,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
@@ -52,6 +53,36 @@ if TYPE_CHECKING:  # for annotations only: the plugin imports the libraries afre
 PACKAGE = "attention_by_hand"
 #: The vendored iframe-worker shim (see overrides/main.html), relative to the theme's custom_dir.
 SHIM = "assets/javascripts/iframe-worker-shim.js"
+#: The base class of the libraries' errors (:mod:`attention_by_hand.book.errors`), by name.
+BOOK_ERROR = f"{PACKAGE}.book.errors.BookError"
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def book_errors_stop_the_build(event: Callable[P, R]) -> Callable[P, R]:
+    """The event method `event`, with a book error raised as MkDocs' ``PluginError``.
+
+    The libraries know nothing of MkDocs: a mistake in the book's sources is
+    a :class:`~attention_by_hand.book.errors.BookError`. MkDocs stops a build
+    with a message alone, no traceback, for its own errors only, so the
+    plugin, the one place that adapts the libraries to MkDocs, turns the one
+    into the other, with the same message. The class is matched by name:
+    each build imports the libraries afresh, and so makes it afresh.
+    """
+
+    @functools.wraps(event)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return event(*args, **kwargs)
+        except Exception as error:
+            if not any(
+                f"{c.__module__}.{c.__qualname__}" == BOOK_ERROR for c in type(error).__mro__
+            ):
+                raise
+            raise PluginError(str(error)) from None
+
+    return run
 
 
 class BookConfig(Config):
@@ -153,6 +184,7 @@ class BookPlugin(BasePlugin[BookConfig]):
             sys.dont_write_bytecode = True
             os.environ["PYTHONDONTWRITEBYTECODE"] = "1"  # for the kernel, a process of its own
 
+    @book_errors_stop_the_build
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         """Import the libraries afresh (but for the first build: the plugin just did);
         note the revision; build into staging.
@@ -198,6 +230,7 @@ class BookPlugin(BasePlugin[BookConfig]):
 
     # -- the files ----------------------------------------------------------
 
+    @book_errors_stop_the_build
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
         """Check front matter and sources; add .ipynb; start the notebooks; draw the figures.
 
@@ -247,6 +280,7 @@ class BookPlugin(BasePlugin[BookConfig]):
         self.page_urls = {file.src_uri: file.url for file in files.documentation_pages()}
         return files
 
+    @book_errors_stop_the_build
     def on_nav(self, nav: Navigation, *, config: MkDocsConfig, files: Files) -> Navigation:
         """Stop on a lesson the nav leaves out, or on a lesson number it makes wrong; note the
         reading order and every page's title."""
@@ -269,6 +303,7 @@ class BookPlugin(BasePlugin[BookConfig]):
 
     # -- each page ----------------------------------------------------------
 
+    @book_errors_stop_the_build
     def on_pre_page(self, page: Page, *, config: MkDocsConfig, files: Files) -> Page:
         """The notebook page waits for its run (see on_files); a failing cell, a short build error."""
         notebook = self.lib.notebook
@@ -283,6 +318,7 @@ class BookPlugin(BasePlugin[BookConfig]):
             )
         return page
 
+    @book_errors_stop_the_build
     def on_page_markdown(
         self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files
     ) -> str:
@@ -292,7 +328,7 @@ class BookPlugin(BasePlugin[BookConfig]):
             return self._worksheet_page(page, config, files)
         markdown = lib.figure_pages.replace_figure_markers(
             markdown,
-            page=uri,
+            uri=uri,
             page_url=page.url,
             figures=lib.registry.FIGURES,
             palettes=lib.registry.PALETTE_NAMES,
@@ -303,7 +339,7 @@ class BookPlugin(BasePlugin[BookConfig]):
             markdown = lib.worksheets.add_print_link(markdown, lesson_uri=uri)
         markdown = lib.sources.replace_source_markers(
             markdown,
-            page=uri,
+            uri=uri,
             page_url=page.url,
             sources=self.sources,
             citations=self.citations,
@@ -312,7 +348,7 @@ class BookPlugin(BasePlugin[BookConfig]):
         )
         markdown = lib.demo_html.replace_demo_markers(
             markdown,
-            page=uri,
+            uri=uri,
             demos=lib.demos.DEMOS,
             figure=lambda name: lib.figure_pages.figure_html(
                 lib.registry.FIGURES[name],
@@ -321,28 +357,24 @@ class BookPlugin(BasePlugin[BookConfig]):
                 size=self.figure_sizes[name],
             ),
         )
-        markdown = lib.stepper_html.replace_stepper_markers(markdown, page=uri)
-        markdown = lib.calculator_html.replace_calculator_markers(markdown, page=uri)
-        markdown = lib.configuration_html.replace_reader_markers(markdown, page=uri)
-        markdown = lib.precision_html.replace_precision_markers(markdown, page=uri)
+        markdown = lib.stepper_html.replace_stepper_markers(markdown, uri=uri)
+        markdown = lib.calculator_html.replace_calculator_markers(markdown, uri=uri)
+        markdown = lib.configuration_html.replace_reader_markers(markdown, uri=uri)
+        markdown = lib.precision_html.replace_precision_markers(markdown, uri=uri)
         markdown = lib.model_demo_html.replace_model_markers(
             markdown,
-            page=uri,
+            uri=uri,
             demos=lib.model_demo_html.MODEL_DEMOS,
             model=lib.trained_models.book_model,
         )
         inline, block = self._markdown_converters(page, config, files)
         source = self._source_path(page.file, config)
-        try:
-            # the exercises' data first: its check reads the page's exercise fences
-            markdown = lib.worksheets.replace_given(markdown, page=source, block=block)
-            markdown = lib.exercise.replace_exercises(
-                markdown, page=source, inline=inline, block=block
-            )
-        except lib.exercise.ExerciseError as error:  # checked in _check_source already
-            raise PluginError(str(error)) from None
-        return str(lib.quiz.replace_quizzes(markdown, page=uri, inline=inline))
+        # the exercises' data first: its check reads the page's exercise fences
+        markdown = lib.worksheets.replace_given(markdown, path=source, block=block)
+        markdown = lib.exercise.replace_exercises(markdown, path=source, inline=inline, block=block)
+        return str(lib.quiz.replace_quizzes(markdown, uri=uri, inline=inline))
 
+    @book_errors_stop_the_build
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         """No comments; stop on a marker nothing understood; maths as MathML; the notebook cleaned.
 
@@ -361,11 +393,13 @@ class BookPlugin(BasePlugin[BookConfig]):
     # -- each page's final HTML -------------------------------------------
 
     @event_priority(-100)  # last: the policy hashes the page's final inline scripts
+    @book_errors_stop_the_build
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
         """Put the Content Security Policy into a page made from docs/."""
         return self._add_policy(output, f"docs/{page.file.src_uri}", config)
 
     @event_priority(-100)
+    @book_errors_stop_the_build
     def on_post_template(
         self, output_content: str, *, template_name: str, config: MkDocsConfig
     ) -> str:
@@ -382,6 +416,7 @@ class BookPlugin(BasePlugin[BookConfig]):
     # -- after the build ----------------------------------------------------
 
     @event_priority(-100)  # after every other plugin has written its files
+    @book_errors_stop_the_build
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         """Give nbformat its random ids back; prune the cache; move the finished site into place."""
         self._stop_notebooks()
@@ -727,8 +762,8 @@ class BookPlugin(BasePlugin[BookConfig]):
                 markdown,
                 page.meta or {},
                 source=page.file.content_string,
-                page=page.file.src_uri,
-                source_path=self._source_path(page.file, config),
+                uri=page.file.src_uri,
+                path=self._source_path(page.file, config),
                 titles=self.page_titles,
             )
         )
@@ -739,7 +774,7 @@ class BookPlugin(BasePlugin[BookConfig]):
         stem = posixpath.splitext(uri)[0]
         cleaned, svgs = notebook.clean_notebook_html(
             html,
-            page=uri,
+            uri=uri,
             stylesheet=get_relative_url(notebook.STYLESHEET, page.url),
             download=get_relative_url(notebook.ipynb_uri(uri), page.url),
             figure_url=lambda n: get_relative_url(f"{stem}-figures/figure-{n:02d}.svg", page.url),
