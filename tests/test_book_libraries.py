@@ -15,10 +15,10 @@ from pathlib import Path
 
 import nbformat.v4.nbbase
 import pytest
-from mkdocs.exceptions import PluginError
 from mkdocs.utils.yaml import yaml_load
 
 from attention_by_hand.book import comments, fences, markers, pages, reproducible
+from attention_by_hand.book.errors import BookError
 from attention_by_hand.book.figure_pages import svg_css_size
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,7 +101,7 @@ def test_a_named_marker_is_a_whole_line_in_lower_case() -> None:
 
 def test_an_unknown_name_lists_the_known_ones_sorted_and_the_file_to_edit() -> None:
     error = markers.unknown_name("p.md", "figure", "zz", ["b", "a"], "somewhere.py")
-    assert isinstance(error, PluginError)
+    assert isinstance(error, BookError)
     assert str(error) == (
         "p.md: unknown figure 'zz' in [[figure: zz]]. Known figures: a, b. "
         "Add new ones to somewhere.py"

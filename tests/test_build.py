@@ -26,6 +26,7 @@ from project import STALE_PAGE, build_environment, copy_for_build, edit, require
 
 from attention_by_hand.book import serve_errors
 from attention_by_hand.book.csp import inline_code, policy
+from attention_by_hand.book.errors import BookError
 from attention_by_hand.book.fences import replace_outside_fences
 from attention_by_hand.book.figure_pages import figure_html, replace_figure_markers
 from attention_by_hand.book.markers import check_no_leftover
@@ -131,10 +132,10 @@ def test_figure_urls_are_relative_to_the_page() -> None:
 
 
 def test_an_unknown_figure_names_the_page_and_the_figure() -> None:
-    with pytest.raises(PluginError, match=r"lessons/typo\.md: unknown figure 'causal-mask-4x4'"):
+    with pytest.raises(BookError, match=r"lessons/typo\.md: unknown figure 'causal-mask-4x4'"):
         replace_figure_markers(
             "Text.\n\n[[figure: causal-mask-4x4]]\n",
-            page="lessons/typo.md",
+            uri="lessons/typo.md",
             page_url="lessons/typo/",
             figures=FIGURES,
             palettes=PALETTE_NAMES,
@@ -158,7 +159,7 @@ def test_maths_becomes_mathml_and_bad_tex_names_the_page() -> None:
     assert "<msqrt>" in html
     assert "arithmatex" not in html
     with pytest.raises(
-        PluginError, match=r"lessons/m\.md: cannot turn the maths \$x\^\$ into MathML"
+        BookError, match=r"lessons/m\.md: cannot turn the maths \$x\^\$ into MathML"
     ):
         tex_to_mathml(r'<span class="arithmatex">\(x^\)</span>', "lessons/m.md")
 
@@ -168,7 +169,7 @@ def test_maths_becomes_mathml_and_bad_tex_names_the_page() -> None:
     ["[[figure: causal mask]]", "[[Figure: causal-mask]]", "[[demo: a b]]", "[[ sources ]] here"],
 )
 def test_a_marker_the_build_did_not_understand_stops_it(marker: str) -> None:
-    with pytest.raises(PluginError, match=r"lessons/typo\.md: '\[\[.*' was not understood"):
+    with pytest.raises(BookError, match=r"lessons/typo\.md: '\[\[.*' was not understood"):
         check_no_leftover(f"<p>Text.</p>\n<p>{marker}</p>", "lessons/typo.md")
     # shown as code, the same text is fine
     check_no_leftover(f"<pre><code>{marker}</code></pre>", "lessons/typo.md")

@@ -13,7 +13,6 @@ import json
 import re
 
 import pytest
-from mkdocs.exceptions import PluginError
 
 from attention_by_hand.book.calculator_html import (
     CALCULATORS,
@@ -25,6 +24,7 @@ from attention_by_hand.book.calculator_html import (
     render_calculator,
     replace_calculator_markers,
 )
+from attention_by_hand.book.errors import BookError
 
 CELL = re.compile(r'data-cell="(?P<name>[^"]+)" data-value="(?P<value>[^"]*)">(?P<shown>[^<]*)<')
 DEFAULTS = dict(CALCULATORS["kv-cache"].defaults)
@@ -157,19 +157,19 @@ def test_bad_defaults_stop_the_build_where_the_calculator_is_defined():
 
 def test_the_marker_is_replaced_outside_code_only():
     markdown = "Text.\n\n[[calculator: kv-cache]]\n\n```text\n[[calculator: kv-cache]]\n```\n"
-    out = replace_calculator_markers(markdown, page="lessons/x.md")
+    out = replace_calculator_markers(markdown, uri="lessons/x.md")
     assert out.count('data-calculator="kv-cache"') == 1
     assert "```text\n[[calculator: kv-cache]]\n```" in out
     twice = replace_calculator_markers(
-        "[[calculator: kv-cache]]\n\n[[calculator: kv-cache]]\n", page="lessons/x.md"
+        "[[calculator: kv-cache]]\n\n[[calculator: kv-cache]]\n", uri="lessons/x.md"
     )
     assert 'id="calculator-kv-cache"' in twice
     assert 'id="calculator-kv-cache-2"' in twice
 
 
 def test_an_unknown_calculator_stops_the_build_naming_the_page():
-    with pytest.raises(PluginError) as error:
-        replace_calculator_markers("[[calculator: kv-cahce]]\n", page="lessons/x.md")
+    with pytest.raises(BookError) as error:
+        replace_calculator_markers("[[calculator: kv-cahce]]\n", uri="lessons/x.md")
     assert str(error.value) == (
         "lessons/x.md: unknown calculator 'kv-cahce' in [[calculator: kv-cahce]]. Known "
         "calculators: kv-cache. Add new ones to attention_by_hand/book/calculator_html.py"

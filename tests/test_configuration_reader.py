@@ -13,7 +13,6 @@ import json
 import re
 
 import pytest
-from mkdocs.exceptions import PluginError
 
 from attention_by_hand.book.configuration_html import (
     READERS,
@@ -21,6 +20,7 @@ from attention_by_hand.book.configuration_html import (
     render_reader,
     replace_reader_markers,
 )
+from attention_by_hand.book.errors import BookError
 from attention_by_hand.book.markers import check_markers
 from attention_by_hand.book.page_check import _registries
 from attention_by_hand.configuration import FIELDS, PASSED_OVER, PUBLISHED
@@ -82,14 +82,12 @@ def test_the_markup_is_labelled_and_needs_no_inline_code() -> None:
 
 
 def test_the_marker_is_replaced_and_checked() -> None:
-    page = replace_reader_markers(
-        "Read it:\n\n[[configuration-reader: config-json]]\n", page="p.md"
-    )
+    page = replace_reader_markers("Read it:\n\n[[configuration-reader: config-json]]\n", uri="p.md")
     assert 'data-config-reader="config-json"' in page
     assert 'id="configuration-reader-config-json"' in page
-    with pytest.raises(PluginError, match="unknown configuration-reader 'x'"):
-        replace_reader_markers("[[configuration-reader: x]]\n", page="p.md")
-    with pytest.raises(PluginError, match="line 2: unknown configuration-reader 'x'"):
+    with pytest.raises(BookError, match="unknown configuration-reader 'x'"):
+        replace_reader_markers("[[configuration-reader: x]]\n", uri="p.md")
+    with pytest.raises(BookError, match="line 2: unknown configuration-reader 'x'"):
         check_markers("\n[[configuration-reader: x]]\n", "docs/p.md", _registries())
     check_markers("[[configuration-reader: config-json]]\n", "docs/p.md", _registries())
 

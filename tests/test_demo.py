@@ -171,7 +171,7 @@ def test_the_picture_figure_sits_inside_the_demo():
         return f'\n<figure class="abh-figure" id="figure-{name}">\n<img src="x.svg">\n</figure>\n'
 
     page = "[[demo: mixture]]\n\n[[demo: causal]]\n"
-    html = replace_demo_markers(page, page="p.md", demos=DEMOS, figure=figure)
+    html = replace_demo_markers(page, uri="p.md", demos=DEMOS, figure=figure)
     assert asked == ["demo-mixture-row"]  # the causal demo has no picture
     mixture = html[: html.index('<div class="abh-demo" id="demo-causal"')]
     assert 'id="figure-demo-mixture-row"' in mixture
@@ -180,4 +180,4 @@ def test_the_picture_figure_sits_inside_the_demo():
     assert '<fieldset class="abh-demo-picture-query" hidden>' in mixture
     assert "\n\n" not in mixture.strip()
     # without a figure callback (a page built by other tools), no picture section
-    assert "abh-demo-picture" not in replace_demo_markers(page, page="p.md", demos=DEMOS)
+    assert "abh-demo-picture" not in replace_demo_markers(page, uri="p.md", demos=DEMOS)

@@ -19,14 +19,15 @@ from pathlib import Path
 
 import pytest
 from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 from sybil import Sybil
 
 from attention_by_hand.book import exercise, quiz
 from attention_by_hand.book.answers import read_written_answer
+from attention_by_hand.book.build import BookBuild
 from attention_by_hand.book.coverage import claims, unchecked_numbers
+from attention_by_hand.book.errors import BookError
 from attention_by_hand.book.exercise import (
     Answer,
     Exercise,
@@ -39,7 +40,6 @@ from attention_by_hand.book.exercise import (
     rule_sentence,
 )
 from attention_by_hand.book.page_check import MIN_EXERCISES_PER_LESSON, check_source
-from attention_by_hand.book.plugin import BookPlugin
 from attention_by_hand.book.prose import page_parsers, setup_namespace
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -452,7 +452,7 @@ def test_exercises_are_numbered_in_page_order_and_shown_syntax_is_left_alone() -
         (1, 7, "First?"),
         (2, 17, "Second?"),
     ]
-    out = replace_exercises(markdown, page="p.md")
+    out = replace_exercises(markdown, path="p.md")
     assert "```exercise\n? Shown as source\n```" in out
     assert "```python\nx = 1\n```" in out
     assert out.count('<div class="abh-exercise"') == 2
@@ -624,7 +624,7 @@ def test_the_text_is_inline_markdown_and_the_solution_markdown_with_lists() -> N
             "? What is `softmax` of $x$?\n= *weight* of key 0: 1/2\n  ! 1: **all** of it\n"
             "hint: Use $e^x$.\nsolution: Two steps:\n\n  - exponentiate;\n  - divide.\n"
         ),
-        page="p.md",
+        path="p.md",
         inline=quiz.inline_markdown(extensions, settings),
         block=quiz.block_markdown(extensions, settings),
     )
@@ -657,7 +657,8 @@ def test_links_in_quizzes_and_exercises_go_to_the_built_pages(tmp_path: Path) ->
         ]
     )
     page = Page(None, files.get_file_from_path("lessons/a.md"), config)
-    inline, block = BookPlugin()._markdown_converters(page, config, files)
+    build = BookBuild(sources_file="sources.yml", lessons_dir="lessons/", serving=False)
+    inline, block = build._markdown_converters(page, config, files)
     link = "[the next lesson](attention-matrix.md)"
     assert inline(link) == '<a href="../attention-matrix/">the next lesson</a>'
     assert block(link) == '<p><a href="../attention-matrix/">the next lesson</a></p>'
@@ -684,14 +685,14 @@ def _run_page(path: Path) -> list[str]:
 def test_the_page_check_parses_each_exercise() -> None:
     """The page check's first step (the build's too) parses every exercise, with the file's line."""
     text = _page(Q + "= output: 3\n  ! 3: same\nsolution: s\n")
-    with pytest.raises(PluginError) as raised:
+    with pytest.raises(BookError) as raised:
         check_source(text, "docs/x.md", lesson=False)
     assert str(raised.value) == (
         "docs/x.md, line 6: exercise 1: the mistake '3' under 'output' would be accepted as right "
         "(the answer is 3), so its message could never be shown; list a wrong answer, or "
         "remove the line"
     )
-    with pytest.raises(PluginError, match=r"^docs/x\.md, line 3: '```exercize' looks like a mis"):
+    with pytest.raises(BookError, match=r"^docs/x\.md, line 3: '```exercize' looks like a mis"):
         check_source("# T\n\n```exercize\n? q\n```\n", "docs/x.md", lesson=False)
 
 

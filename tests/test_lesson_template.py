@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
@@ -26,6 +25,7 @@ from mkdocs.utils.meta import get_data
 from mkdocs.utils.yaml import yaml_load
 
 from attention_by_hand.book import lessons, markers
+from attention_by_hand.book.errors import BookError
 from attention_by_hand.book.page_check import check_source
 from attention_by_hand.book.pages import page_title
 from attention_by_hand.book.prose import runaway_fence, unclosed_invisible_block
@@ -63,7 +63,7 @@ def _check(tmp_path: Path, text: str, uri: str = LESSON) -> str:
     page.read_source(config)
     titles = {name: page_title(name, content) for name, content in pages.items()}
     return lessons.checked_lesson(
-        page.markdown, page.meta, source=text, page=uri, source_path=f"docs/{uri}", titles=titles
+        page.markdown, page.meta, source=text, uri=uri, path=f"docs/{uri}", titles=titles
     )
 
 
@@ -79,7 +79,7 @@ def _template(**changes: str) -> str:
 
 
 def _failure(tmp_path: Path, text: str) -> str:
-    with pytest.raises(PluginError) as raised:
+    with pytest.raises(BookError) as raised:
         _check(tmp_path, text)
     message = str(raised.value)
     assert message.startswith(
@@ -144,7 +144,7 @@ def test_a_hand_written_next_link_fails_naming_its_line(written: str, quoted: st
     """Issue 45: one place says what comes next, `next:`; the check names the line to delete."""
     text = _template() + f"\n{written}\n"
     line = text.count("\n")
-    with pytest.raises(PluginError) as raised:
+    with pytest.raises(BookError) as raised:
         check_source(text, "docs/lessons/x.md", lesson=True)
     assert str(raised.value).startswith(
         f'docs/lessons/x.md, line {line}: {quoted!r} is a hand-written "Next" link'
@@ -588,7 +588,7 @@ REGISTRIES = {
 def test_a_marker_the_build_would_not_show_stops_it_with_where_and_why(
     text: str, message: str
 ) -> None:
-    with pytest.raises(PluginError) as caught:
+    with pytest.raises(BookError) as caught:
         markers.check_markers(text, "docs/lessons/x.md", REGISTRIES)
     assert str(caught.value).startswith(f"docs/lessons/x.md, {message}"), str(caught.value)
 

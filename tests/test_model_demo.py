@@ -14,8 +14,8 @@ import math
 import re
 
 import pytest
-from mkdocs.exceptions import PluginError
 
+from attention_by_hand.book.errors import BookError
 from attention_by_hand.book.model_demo_html import (
     MODEL_DEMOS,
     render_model_demo,
@@ -101,23 +101,23 @@ def test_the_marker_is_replaced_and_an_unknown_name_stops_the_build() -> None:
         return book_model(name)
 
     text = "Before.\n\n[[model: previous-token]]\n\nAfter.\n"
-    out = replace_model_markers(text, page="lessons/x.md", demos=MODEL_DEMOS, model=model)
+    out = replace_model_markers(text, uri="lessons/x.md", demos=MODEL_DEMOS, model=model)
     assert 'data-model="previous-token"' in out
     assert 'id="model-previous-token"' in out
     assert asked == [NAME]
     # a page without the marker never asks for the model (no training for it)
-    assert replace_model_markers("No model.\n", page="x.md", demos=MODEL_DEMOS, model=model)
+    assert replace_model_markers("No model.\n", uri="x.md", demos=MODEL_DEMOS, model=model)
     assert asked == [NAME]
     # in a code block the marker is shown as written
     fenced = "```text\n[[model: previous-token]]\n```\n"
-    assert replace_model_markers(fenced, page="x.md", demos=MODEL_DEMOS, model=model) == fenced
+    assert replace_model_markers(fenced, uri="x.md", demos=MODEL_DEMOS, model=model) == fenced
     with pytest.raises(
-        PluginError,
+        BookError,
         match=r"lessons/x\.md: unknown model 'next-token' in \[\[model: next-token\]\]\. Known "
         r"models: previous-token\. Add new ones to attention_by_hand/book/model_demo_html\.py",
     ):
         replace_model_markers(
-            "[[model: next-token]]\n", page="lessons/x.md", demos=MODEL_DEMOS, model=model
+            "[[model: next-token]]\n", uri="lessons/x.md", demos=MODEL_DEMOS, model=model
         )
 
 

@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pytest
 import yaml
-from mkdocs.exceptions import PluginError
 from project import missing, network_namespace
 
 import attention_by_hand as package
+from attention_by_hand.book.errors import BookError
 from attention_by_hand.book.notebook import (
     CHECK_TAG,
     COALESCE,
@@ -235,7 +235,7 @@ _JUPYTER = (
 def _clean(text: str) -> tuple[str, list[bytes]]:
     return clean_notebook_html(
         text,
-        page="notebooks/x.py",
+        uri="notebooks/x.py",
         stylesheet="../../stylesheets/notebook.css",
         download="../x.ipynb",
         figure_url=lambda n: f"../x-figures/figure-{n:02d}.svg",
@@ -263,17 +263,17 @@ def test_clean_up_keeps_the_cells_and_drops_the_rest() -> None:
 
 def test_clean_up_refuses_a_remote_resource_left_in_a_cell() -> None:
     remote = _JUPYTER.replace("<h1", '<img src="https://example.org/a.png"><h1')
-    with pytest.raises(PluginError, match=r"notebooks/x.py: the notebook page still loads"):
+    with pytest.raises(BookError, match=r"notebooks/x.py: the notebook page still loads"):
         _clean(remote)
 
 
 def test_clean_up_refuses_a_script_in_an_output() -> None:
-    with pytest.raises(PluginError, match=r"notebooks/x.py: the notebook page still loads"):
+    with pytest.raises(BookError, match=r"notebooks/x.py: the notebook page still loads"):
         _clean(_JUPYTER.replace("<h1", "<script>fetch('/x')</script><h1"))
 
 
 def test_clean_up_names_the_page_when_the_layout_is_unknown() -> None:
-    with pytest.raises(PluginError, match=r"notebooks/x.py: mkdocs-jupyter's output has no"):
+    with pytest.raises(BookError, match=r"notebooks/x.py: mkdocs-jupyter's output has no"):
         _clean("<div>no wrapper</div>")
 
 

@@ -19,9 +19,9 @@ import re
 from fractions import Fraction
 
 import pytest
-from mkdocs.exceptions import PluginError
 
 from attention_by_hand.book.csp import inline_code
+from attention_by_hand.book.errors import BookError
 from attention_by_hand.book.precision_html import (
     CHOICES,
     EXACT,
@@ -286,10 +286,10 @@ def test_the_markup_has_no_inline_script_style_or_handler():
 
 
 def test_markers_are_replaced_and_an_unknown_name_stops_the_build():
-    out = replace_precision_markers("a\n\n[[precision: softmax-row]]\n", page="p.md")
+    out = replace_precision_markers("a\n\n[[precision: softmax-row]]\n", uri="p.md")
     assert 'id="precision-softmax-row"' in out
-    with pytest.raises(PluginError, match=r"p\.md: unknown precision 'nope'.*softmax-row"):
-        replace_precision_markers("[[precision: nope]]\n", page="p.md")
+    with pytest.raises(BookError, match=r"p\.md: unknown precision 'nope'.*softmax-row"):
+        replace_precision_markers("[[precision: nope]]\n", uri="p.md")
 
 
 def test_a_spec_checks_its_inputs():

@@ -11,9 +11,9 @@ import textwrap
 from collections.abc import Callable
 
 import pytest
-from mkdocs.exceptions import PluginError
 
 from attention_by_hand.book import quiz
+from attention_by_hand.book.errors import BookError
 from attention_by_hand.book.quiz import Choice, Question, QuizError, parse_quiz
 
 GOOD = """\
@@ -155,14 +155,14 @@ def test_a_malformed_quiz_is_named_by_the_line_of_the_file(case: str):
     """The page check and the build: the file, its line, the quiz, the question."""
     source, message, line = MALFORMED[case]
     page = f"---\ntitle: A page\n---\n\n# A page\n\n```quiz\n? Fine?\n- [x] A\n  > a\n- [ ] B\n  > b\n```\n\n~~~quiz\n{source}~~~\n"
-    with pytest.raises(PluginError) as error:
+    with pytest.raises(BookError) as error:
         quiz.check_quizzes(page, "docs/lessons/x.md")
     # the second quiz's fence is line 15 of the page; the block's line 1 is line 16
     assert str(error.value).startswith(f"docs/lessons/x.md, line {15 + line}: quiz 2: {message}")
 
 
 def test_an_unclosed_quiz_is_named_by_its_opening_line() -> None:
-    with pytest.raises(PluginError) as error:
+    with pytest.raises(BookError) as error:
         quiz.check_quizzes("# T\n\n```quiz\n? Why?\n- [x] A\n  > yes\n", "docs/x.md")
     assert str(error.value) == (
         "docs/x.md, line 3: quiz 1: the ```quiz block is never closed; end it with ```"
@@ -175,15 +175,15 @@ def _inline() -> Callable[[str], str]:
 
 def test_a_page_quiz_error_names_the_page_and_the_question():
     markdown = "# Title\n\n```quiz\n? Why?\n- [x] A\n  > yes\n- [x] B\n```\n"
-    with pytest.raises(PluginError) as error:
-        quiz.replace_quizzes(markdown, page="lessons/x.md", inline=_inline())
+    with pytest.raises(BookError) as error:
+        quiz.replace_quizzes(markdown, uri="lessons/x.md", inline=_inline())
     assert str(error.value).startswith("lessons/x.md: quiz 1: question 1 ('Why?'), choice 2")
 
 
 def test_an_unclosed_quiz_is_refused():
     markdown = "```quiz\n? Why?\n- [x] A\n  > yes\n- [ ] B\n  > no\n"
-    with pytest.raises(PluginError, match=r"lessons/y\.md: quiz 1: the ```quiz block is never"):
-        quiz.replace_quizzes(markdown, page="lessons/y.md", inline=_inline())
+    with pytest.raises(BookError, match=r"lessons/y\.md: quiz 1: the ```quiz block is never"):
+        quiz.replace_quizzes(markdown, uri="lessons/y.md", inline=_inline())
 
 
 def test_other_fences_are_left_alone_and_inline_markdown_is_rendered():
@@ -204,7 +204,7 @@ def test_other_fences_are_left_alone_and_inline_markdown_is_rendered():
         ```
         """
     )
-    out = quiz.replace_quizzes(markdown, page="p.md", inline=_inline())
+    out = quiz.replace_quizzes(markdown, uri="p.md", inline=_inline())
     assert "```quiz\n? Shown as source, not turned into a quiz\n```" in out
     assert out.count('class="abh-quiz"') == 1
     assert "<code>softmax</code>" in out
@@ -221,7 +221,7 @@ QUESTION_BLOCK = "? Why?\n- [x] A\n  > yes\n- [ ] B\n  > no\n"
 @pytest.mark.parametrize("info", ["quiz", "Quiz", "QUIZ", " quiz ", "qUiZ"])
 def test_the_info_string_quiz_is_read_in_any_case(info: str):
     markdown = f"```{info}\n{QUESTION_BLOCK}```\n"
-    out = quiz.replace_quizzes(markdown, page="p.md", inline=_inline())
+    out = quiz.replace_quizzes(markdown, uri="p.md", inline=_inline())
     assert out.count('class="abh-quiz"') == 1
     assert "- [x]" not in out
     assert quiz.near_miss_quiz_fences(markdown) == []
@@ -242,7 +242,7 @@ def test_the_info_string_quiz_is_read_in_any_case(info: str):
 def test_a_near_miss_is_found_with_its_line(info: str):
     markdown = f"# Title\n\nText.\n\n~~~{info}\n{QUESTION_BLOCK}~~~\n"
     assert quiz.near_miss_quiz_fences(markdown) == [(5, f"~~~{info}")]
-    with pytest.raises(PluginError) as error:
+    with pytest.raises(BookError) as error:
         quiz.check_quizzes(markdown, "docs/lessons/x.md")
     assert str(error.value).startswith(
         f"docs/lessons/x.md, line 5: '~~~{info}' looks like a misspelled quiz fence"

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from mkdocs.exceptions import PluginError
 
+from attention_by_hand.book.errors import BookError
 from attention_by_hand.book.sources import (
     FIELDS,
     HEADING,
@@ -151,7 +151,7 @@ def test_accessed_may_be_left_out_when_checked_is_given() -> None:
     ],
 )
 def test_a_date_after_the_build_date_is_refused(changes: dict[str, object], message: str) -> None:
-    with pytest.raises(PluginError) as caught:
+    with pytest.raises(BookError) as caught:
         _parse([_entry(**changes)])
     assert f"source 'doe-2020': {message}; write the day it really happened" in str(caught.value)
     assert _source(checked="2026-12-31").checked == TODAY  # the build date itself is fine
@@ -178,18 +178,18 @@ def test_without_source_date_epoch_the_build_date_is_today_in_utc() -> None:
 
 @pytest.mark.parametrize("field", [f for f in FIELDS[1:] if f not in OPTIONAL_FIELDS])
 def test_a_missing_field_names_the_source_and_the_field(field: str) -> None:
-    with pytest.raises(PluginError, match=rf"source 'doe-2020': has no '{field}'"):
+    with pytest.raises(BookError, match=rf"source 'doe-2020': has no '{field}'"):
         _parse([_entry(**{field: ...})])
 
 
 def test_a_missing_date_says_which_date_and_the_format() -> None:
-    with pytest.raises(PluginError) as caught:
+    with pytest.raises(BookError) as caught:
         _parse([_entry(checked=...)])
     assert "source 'doe-2020': has no 'checked' date (expected YYYY-MM-DD)" in str(caught.value)
 
 
 def test_an_entry_without_id_is_named_by_its_position() -> None:
-    with pytest.raises(PluginError, match=r"source #2: has no 'id'"):
+    with pytest.raises(BookError, match=r"source #2: has no 'id'"):
         _parse([_entry(), _entry(id=...)])
 
 
@@ -205,13 +205,13 @@ def test_an_entry_without_id_is_named_by_its_position() -> None:
 def test_a_malformed_date_names_the_source_the_field_and_the_value(
     value: object, message: str
 ) -> None:
-    with pytest.raises(PluginError) as caught:
+    with pytest.raises(BookError) as caught:
         _parse([_entry(accessed=value)])
     assert f"source 'doe-2020': {message}" in str(caught.value)
 
 
 def test_checked_before_accessed_is_refused() -> None:
-    with pytest.raises(PluginError, match=r"'checked' \(2026-11-01\) is earlier than 'accessed'"):
+    with pytest.raises(BookError, match=r"'checked' \(2026-11-01\) is earlier than 'accessed'"):
         _parse([_entry(checked=dt.date(2026, 11, 1))])
 
 
@@ -226,13 +226,13 @@ def test_checked_before_accessed_is_refused() -> None:
     ],
 )
 def test_a_malformed_field_is_named(changes: dict[str, object], message: str) -> None:
-    with pytest.raises(PluginError) as caught:
+    with pytest.raises(BookError) as caught:
         _parse([_entry(**changes)])
     assert message in str(caught.value)
 
 
 def test_every_problem_is_listed_at_once() -> None:
-    with pytest.raises(PluginError) as caught:
+    with pytest.raises(BookError) as caught:
         _parse([_entry(note=...), _entry(id="roe-2021", accessed="soon")])
     text = str(caught.value)
     assert "source 'doe-2020': has no 'note'" in text
@@ -240,22 +240,22 @@ def test_every_problem_is_listed_at_once() -> None:
 
 
 def test_a_repeated_id_is_refused() -> None:
-    with pytest.raises(PluginError, match=r"the id 'doe-2020' is used by an earlier source too"):
+    with pytest.raises(BookError, match=r"the id 'doe-2020' is used by an earlier source too"):
         _parse([_entry(), _entry()])
 
 
 @pytest.mark.parametrize("data", [None, {}, [], {"doe-2020": {}}, "text"])
 def test_the_file_must_hold_a_list(data: object) -> None:
-    with pytest.raises(PluginError, match=r"expected a non-empty list of sources"):
+    with pytest.raises(BookError, match=r"expected a non-empty list of sources"):
         parse_sources(data)
 
 
 def test_a_missing_or_broken_file_is_named(tmp_path: Path) -> None:
-    with pytest.raises(PluginError, match=r"sources.yml: the record of sources is missing"):
+    with pytest.raises(BookError, match=r"sources.yml: the record of sources is missing"):
         load_sources(tmp_path / "sources.yml")
     broken = tmp_path / "sources.yml"
     broken.write_text("- id: [unclosed\n", encoding="utf-8")
-    with pytest.raises(PluginError, match=r"sources.yml: not valid YAML") as refused:
+    with pytest.raises(BookError, match=r"sources.yml: not valid YAML") as refused:
         load_sources(broken)
     # the message quotes the line, under it a caret at the column
     assert '  in "<unicode string>", line 1, column 7:\n    - id: [unclosed\n          ^' in str(
@@ -284,7 +284,7 @@ def test_citations_map_pages_to_sources_and_back() -> None:
 def test_an_unknown_source_names_the_file_the_line_and_the_id() -> None:
     sources = _parse([_entry()])
     page = "---\ntitle: A page\nsources:\n  - doe-2020\n  - doe-2002\n---\n\n[[sources]]\n"
-    with pytest.raises(PluginError) as caught:
+    with pytest.raises(BookError) as caught:
         check_citations(sources, {"lessons/x.md": page})
     assert str(caught.value) == (
         "Sources: the build stops here:\n"
@@ -295,7 +295,7 @@ def test_an_unknown_source_names_the_file_the_line_and_the_id() -> None:
 
 def test_an_uncited_source_is_named() -> None:
     sources = _parse([_entry(), _entry(id="roe-2021")])
-    with pytest.raises(PluginError) as caught:
+    with pytest.raises(BookError) as caught:
         check_citations(sources, {"a.md": _page("[doe-2020]")})
     assert "docs/sources.yml: source 'roe-2021' is cited by no page" in str(caught.value)
     assert "'doe-2020'" not in str(caught.value)
@@ -304,7 +304,7 @@ def test_an_uncited_source_is_named() -> None:
 def test_a_misspelled_id_does_not_also_report_the_source_it_meant_as_uncited() -> None:
     """The knock-on of one misspelling: 'roe-2021' is uncited only because 'roe-2012' is unknown."""
     sources = _parse([_entry(), _entry(id="roe-2021")])
-    with pytest.raises(PluginError) as caught:
+    with pytest.raises(BookError) as caught:
         check_citations(sources, {"a.md": _page("[doe-2020, roe-2012]")})
     problems = str(caught.value).splitlines()[1:]
     assert problems == [
@@ -333,7 +333,7 @@ def test_a_misspelled_id_does_not_also_report_the_source_it_meant_as_uncited() -
 def test_a_page_whose_marker_and_front_matter_disagree_is_named(page: str, message: str) -> None:
     sources = _parse([_entry()])
     pages = {"a.md": page, "b.md": _page("[doe-2020]")}
-    with pytest.raises(PluginError) as caught:
+    with pytest.raises(BookError) as caught:
         check_citations(sources, pages)
     problems = str(caught.value).splitlines()[1:]
     assert [p for p in problems if not p.startswith("  - docs/a.md, ")] == [], problems

@@ -15,8 +15,8 @@ import re
 from fractions import Fraction
 
 import pytest
-from mkdocs.exceptions import PluginError
 
+from attention_by_hand.book.errors import BookError
 from attention_by_hand.book.stepper_html import (
     STEPPERS,
     StepperSpec,
@@ -120,14 +120,14 @@ def test_no_inline_style_or_handler():
 
 
 def test_markers_are_replaced_and_unknown_names_stop_the_build():
-    out = replace_stepper_markers("Text\n\n[[stepper: online-softmax]]\n", page="p.md")
+    out = replace_stepper_markers("Text\n\n[[stepper: online-softmax]]\n", uri="p.md")
     assert 'data-stepper="online-softmax"' in out
     assert "[[stepper" not in out
-    with pytest.raises(PluginError, match=r"p\.md: unknown stepper 'nope'"):
-        replace_stepper_markers("[[stepper: nope]]\n", page="p.md")
+    with pytest.raises(BookError, match=r"p\.md: unknown stepper 'nope'"):
+        replace_stepper_markers("[[stepper: nope]]\n", uri="p.md")
     # a marker shown as code stays code
     fenced = "```\n[[stepper: nope]]\n```\n"
-    assert replace_stepper_markers(fenced, page="p.md") == fenced
+    assert replace_stepper_markers(fenced, uri="p.md") == fenced
 
 
 @pytest.mark.parametrize(

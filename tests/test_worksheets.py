@@ -187,12 +187,12 @@ def test_a_wrong_given_block_names_the_file_the_line_and_the_fix(page: str, mess
 
 def test_the_given_block_is_shown_where_it_is_written() -> None:
     page = f"Intro.\n\n```given\nThe keys are 0 and 1.\n```\n\n{EXERCISE}"
-    shown = replace_given(page, page="x.md")
+    shown = replace_given(page, path="x.md")
     assert shown.startswith('Intro.\n\n\n<div class="abh-given">')
     assert f'<p class="abh-given-title">{GIVEN_TITLE}</p>' in shown
     assert shown.endswith(f"The keys are 0 and 1.</div></div>\n\n\n{EXERCISE}")
     assert "\n\n" not in render_given("a\n\nb", block=lambda text: text)  # one raw HTML block
-    assert replace_given(EXERCISE, page="x.md") == EXERCISE
+    assert replace_given(EXERCISE, path="x.md") == EXERCISE
 
 
 def _exercise(solution: str, *answers: str) -> Exercise:

@@ -257,10 +257,7 @@ class BookBuild:
             page_urls=self.state.page_urls,
             nav_order=self.state.nav_order,
         )
-        try:
-            return parts.render_parts(markdown, context)
-        except exercise.ExerciseError as error:  # checked in _check_source already
-            raise PluginError(str(error)) from None
+        return parts.render_parts(markdown, context)
 
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         """No comments; stop on a marker nothing understood; maths as MathML; the notebook cleaned.
@@ -609,8 +606,8 @@ class BookBuild:
             markdown,
             page.meta or {},
             source=page.file.content_string,
-            page=page.file.src_uri,
-            source_path=self._source_path(page.file, config),
+            uri=page.file.src_uri,
+            path=self._source_path(page.file, config),
             titles=self.state.page_titles,
         )
 
@@ -620,7 +617,7 @@ class BookBuild:
         stem = posixpath.splitext(uri)[0]
         cleaned, svgs = notebook.clean_notebook_html(
             html,
-            page=uri,
+            uri=uri,
             stylesheet=get_relative_url(notebook.STYLESHEET, page.url),
             download=get_relative_url(notebook.ipynb_uri(uri), page.url),
             figure_url=lambda n: get_relative_url(f"{stem}-figures/figure-{n:02d}.svg", page.url),

@@ -240,19 +240,19 @@ CALCULATORS: Mapping[str, CalculatorSpec] = MappingProxyType({s.name: s for s in
 
 
 def replace_calculator_markers(
-    markdown: str, *, page: str, calculators: Mapping[str, CalculatorSpec] = CALCULATORS
+    markdown: str, *, uri: str, calculators: Mapping[str, CalculatorSpec] = CALCULATORS
 ) -> str:
     """Replace each ``[[calculator: name]]`` line of a page with the calculator's HTML.
 
     Raises
     ------
-    PluginError
+    BookError
         For an unknown calculator name, naming the page, the calculator and the known ones.
     """
     return replace_named_markers(
         "calculator",
         markdown,
-        page=page,
+        uri=uri,
         known=calculators,
         registry=REGISTRY_FILE,
         render=render_calculator,

@@ -29,26 +29,26 @@ KEPT = "<!--!"
 class _CommentFinder(HTMLParser):
     """Finds where each comment of a page starts and ends, as the browser reads it."""
 
-    def __init__(self, page: str) -> None:
+    def __init__(self, html_text: str) -> None:
         super().__init__(convert_charrefs=False)
-        self.page = page
+        self.html_text = html_text
         self.spans: list[tuple[int, int]] = []
-        self._line_starts = [0] + [m.end() for m in re.finditer("\n", page)]
+        self._line_starts = [0] + [m.end() for m in re.finditer("\n", html_text)]
 
     def handle_comment(self, data: str) -> None:
         line, column = self.getpos()
         start = self._line_starts[line - 1] + column
         comment = f"<!--{data}-->"
-        if self.page.startswith(comment, start) and not comment.startswith(KEPT):
+        if self.html_text.startswith(comment, start) and not comment.startswith(KEPT):
             self.spans.append((start, start + len(comment)))
 
 
-def strip_comments(page: str) -> str:
-    """The HTML `page` without its comments, except those that start ``<!--!``.
+def strip_comments(html_text: str) -> str:
+    """The HTML `html_text` without its comments, except those that start ``<!--!``.
 
     Parameters
     ----------
-    page : str
+    html_text : str
         HTML: a page's content as Markdown made it, or a whole page.
 
     Returns
@@ -65,13 +65,13 @@ def strip_comments(page: str) -> str:
     >>> strip_comments('<!--! kept --><script>"<!-- data -->"</script>')
     '<!--! kept --><script>"<!-- data -->"</script>'
     """
-    finder = _CommentFinder(page)
-    finder.feed(page)
+    finder = _CommentFinder(html_text)
+    finder.feed(html_text)
     finder.close()
     parts, position = [], 0
     for start, end in finder.spans:
-        own_lines = (start == 0 or page[start - 1] == "\n") and page.startswith("\n", end)
-        parts.append(page[position:start])
+        own_lines = (start == 0 or html_text[start - 1] == "\n") and html_text.startswith("\n", end)
+        parts.append(html_text[position:start])
         position = end + 1 if own_lines else end
-    parts.append(page[position:])
+    parts.append(html_text[position:])
     return "".join(parts)

@@ -94,19 +94,19 @@ READERS: Mapping[str, ReaderSpec] = MappingProxyType({s.name: s for s in _SPECS}
 
 
 def replace_reader_markers(
-    markdown: str, *, page: str, readers: Mapping[str, ReaderSpec] = READERS
+    markdown: str, *, uri: str, readers: Mapping[str, ReaderSpec] = READERS
 ) -> str:
     """Replace each ``[[configuration-reader: name]]`` line of a page with the reader's HTML.
 
     Raises
     ------
-    PluginError
+    BookError
         For an unknown name, naming the page, the reader and the known ones.
     """
     return replace_named_markers(
         "configuration-reader",
         markdown,
-        page=page,
+        uri=uri,
         known=readers,
         registry=REGISTRY_FILE,
         render=render_reader,

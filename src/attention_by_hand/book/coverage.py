@@ -35,6 +35,7 @@ from pathlib import Path
 
 from sybil import Sybil
 
+from attention_by_hand.book.errors import UnreadableClaims
 from attention_by_hand.book.prose import (
     BlockSource,
     fragment_pattern,
@@ -72,19 +73,6 @@ class Claim:
     problem: str | None = None
 
 
-class UnreadableClaims(ValueError):
-    """A code block whose ``claim()`` fragments cannot be read: `line` of `path`, and why.
-
-    `syntax_error` is true when the code does not parse.
-    """
-
-    def __init__(self, path: Path, line: int, reason: str, *, syntax_error: bool = False) -> None:
-        super().__init__(f"{path}, line {line}: {reason}")
-        self.line = line
-        self.reason = reason
-        self.syntax_error = syntax_error
-
-
 @dataclass(frozen=True)
 class Unchecked:
     """A number a reader sees that no check backs."""
@@ -98,8 +86,8 @@ class Unchecked:
         )
 
 
-def claims(path: Path) -> list[Claim]:
-    """Every ``claim()`` of the page or notebook at `path`, with the text it matches.
+def claims(file: Path) -> list[Claim]:
+    """Every ``claim()`` of the page or notebook at `file`, with the text it matches.
 
     Raises
     ------
@@ -107,16 +95,16 @@ def claims(path: Path) -> list[Claim]:
         If a code block does not parse, or a ``claim()`` has no string literal
         as its first argument.
     """
-    if path.suffix == ".py":
-        return _notebook_claims(path)
-    document = Sybil(parsers=page_parsers()).parse(path)
+    if file.suffix == ".py":
+        return _notebook_claims(file)
+    document = Sybil(parsers=page_parsers()).parse(file)
     found = []
     for example in document:
         if not isinstance(example.parsed, BlockSource):  # an exercise block, not Python
             continue
         first_line = example.line + example.parsed.line_offset + 1
         segments = prose_above(example)
-        for fragment in _claim_fragments(str(example.parsed), path, first_line):
+        for fragment in _claim_fragments(str(example.parsed), file, first_line):
             place = fragment_place(fragment_pattern(fragment), numbers_in(fragment), segments)
             span = (-1, -1)
             if place is not None:
@@ -126,16 +114,16 @@ def claims(path: Path) -> list[Claim]:
     return found
 
 
-def unchecked_numbers(path: Path, found: list[Claim] | None = None) -> list[Unchecked]:
-    """The numbers a reader sees on the page at `path` that no check backs, in order.
+def unchecked_numbers(file: Path, found: list[Claim] | None = None) -> list[Unchecked]:
+    """The numbers a reader sees on the page at `file` that no check backs, in order.
 
     `found` is its :func:`claims`, if they were read already.
     """
-    text = path.read_text(encoding="utf-8")
-    if path.suffix == ".py":
+    text = file.read_text(encoding="utf-8")
+    if file.suffix == ".py":
         text = notebook_markdown(text)
-    covered = [c.span for c in (claims(path) if found is None else found)]
-    shown = [] if path.suffix == ".py" else _shown_output_spans(path)
+    covered = [c.span for c in (claims(file) if found is None else found)]
+    shown = [] if file.suffix == ".py" else _shown_output_spans(file)
     missing = []
     for seen in page_numbers(text):
         if seen.exemption or seen.kind == "cross-reference":
@@ -152,7 +140,7 @@ def unchecked_numbers(path: Path, found: list[Claim] | None = None) -> list[Unch
     return missing
 
 
-def unchecked_lines(path: Path, found: list[Claim] | None = None) -> list[str]:
+def unchecked_lines(file: Path, found: list[Claim] | None = None) -> list[str]:
     """The numbers of :func:`unchecked_numbers`, one line of the page each, with one claim() to add.
 
     The numbers of a kind on one line are listed together, and the claim()
@@ -168,10 +156,10 @@ def unchecked_lines(path: Path, found: list[Claim] | None = None) -> list[str]:
     >>> print(unchecked_lines(page)[0])
     line 1: 0, 1 and 2/3 (prose); add e.g. claim('Keys 0 and 1 get 2/3', <value of 0>, <value of 1>, <value of 2/3>)
     """
-    text = path.read_text(encoding="utf-8")
-    if path.suffix == ".py":
+    text = file.read_text(encoding="utf-8")
+    if file.suffix == ".py":
         text = notebook_markdown(text)
-    missing = unchecked_numbers(path, found)
+    missing = unchecked_numbers(file, found)
     lines = []
     for (line, kind), group in itertools.groupby(missing, key=lambda u: (u.seen.line, u.seen.kind)):
         numbers = [u.seen for u in group]
@@ -190,9 +178,9 @@ def unchecked_lines(path: Path, found: list[Claim] | None = None) -> list[str]:
 # ---------------------------------------------------------------------------
 
 
-def _shown_output_spans(path: Path) -> list[tuple[int, int]]:
+def _shown_output_spans(file: Path) -> list[tuple[int, int]]:
     """Spans of the output fences that belong to a Python block of the page."""
-    document = Sybil(parsers=page_parsers()).parse(path)
+    document = Sybil(parsers=page_parsers()).parse(file)
     spans = []
     for example in document:
         block = example.parsed
@@ -201,14 +189,14 @@ def _shown_output_spans(path: Path) -> list[tuple[int, int]]:
     return spans
 
 
-def _claim_fragments(code: str, path: Path, first_line: int) -> list[str]:
-    """The fragments of the claim() calls in `code`, whose first line is `first_line` of `path`."""
+def _claim_fragments(code: str, file: Path, first_line: int) -> list[str]:
+    """The fragments of the claim() calls in `code`, whose first line is `first_line` of `file`."""
     try:
         tree = ast.parse(code)
     except SyntaxError as error:
         line = first_line + (error.lineno or 1) - 1
         reason = f"the Python code here does not parse ({error.msg}), so its claim() checks cannot be read"
-        raise UnreadableClaims(path, line, reason, syntax_error=True) from None
+        raise UnreadableClaims(file, line, reason, syntax_error=True) from None
     fragments = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "claim":
@@ -216,7 +204,7 @@ def _claim_fragments(code: str, path: Path, first_line: int) -> list[str]:
             literal = first.value if isinstance(first, ast.Constant) else None
             if not isinstance(literal, str):
                 raise UnreadableClaims(
-                    path,
+                    file,
                     first_line + node.lineno - 1,
                     "the first argument of claim() must be a string literal copied from the "
                     "prose, so that the coverage check can read it",
@@ -225,8 +213,8 @@ def _claim_fragments(code: str, path: Path, first_line: int) -> list[str]:
     return fragments
 
 
-def _notebook_claims(path: Path) -> list[Claim]:
-    source = path.read_text(encoding="utf-8")
+def _notebook_claims(file: Path) -> list[Claim]:
+    source = file.read_text(encoding="utf-8")
     markdown = notebook_markdown(source)
     found = []
     above = 0  # the Markdown a cell's claims may quote starts after the last cell with claims
@@ -236,7 +224,7 @@ def _notebook_claims(path: Path) -> list[Claim]:
         if "[markdown]" in header:
             continue
         line = source.count("\n", 0, start) + 1
-        fragments = _claim_fragments(source[start:end], path, line)
+        fragments = _claim_fragments(source[start:end], file, line)
         for fragment in fragments:
             found.append(_notebook_claim(markdown, above, start, fragment, line))
         if fragments:

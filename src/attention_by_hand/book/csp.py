@@ -136,11 +136,11 @@ class InlineCode:
 class _InlineCollector(HTMLParser):
     """Slices inline ``<script>`` and ``<style>`` text out of the page as written."""
 
-    def __init__(self, page: str) -> None:
+    def __init__(self, html_text: str) -> None:
         super().__init__(convert_charrefs=True)
-        self.page = page
+        self.html_text = html_text
         self.found = InlineCode()
-        self._line_starts = [0] + [m.end() for m in re.finditer("\n", page)]
+        self._line_starts = [0] + [m.end() for m in re.finditer("\n", html_text)]
         self._open: tuple[str, int, bool] | None = None  # tag, where its text starts, hashed
 
     def _offset(self) -> int:
@@ -163,17 +163,17 @@ class _InlineCollector(HTMLParser):
         if self._open is not None and tag == self._open[0]:
             _, start, runs = self._open
             if runs:
-                text = self.page[start : self._offset()]
+                text = self.html_text[start : self._offset()]
                 (self.found.scripts if tag == "script" else self.found.styles).append(text)
             self._open = None
 
 
-def inline_code(page: str) -> InlineCode:
+def inline_code(html_text: str) -> InlineCode:
     """Find the inline scripts, style blocks and inline attributes of a page.
 
     Parameters
     ----------
-    page : str
+    html_text : str
         A whole HTML page, as it will be written to disk.
 
     Returns
@@ -183,8 +183,8 @@ def inline_code(page: str) -> InlineCode:
         text between its tags, in page order; and each ``style`` or
         ``on...`` attribute.
     """
-    collector = _InlineCollector(page)
-    collector.feed(page)
+    collector = _InlineCollector(html_text)
+    collector.feed(html_text)
     collector.close()
     return collector.found
 
@@ -266,9 +266,9 @@ def iframe_worker_script(shim_source: str, worker_url: str) -> str:
     return text.replace("<\\/", "</")
 
 
-def _search_worker(page: str) -> str:
+def _search_worker(html_text: str) -> str:
     """The search worker's address in the page's Material configuration (``config.search``)."""
-    block = MATERIAL_CONFIG.search(page)
+    block = MATERIAL_CONFIG.search(html_text)
     try:
         worker = json.loads(block["json"]).get("search") if block else None
     except (ValueError, AttributeError) as error:
@@ -340,12 +340,12 @@ def policy(mode: str, scripts: Iterable[str] = (), styles: Iterable[str] = ()) -
     return "; ".join(f"{name} {' '.join(sources)}" for name, sources in directives.items())
 
 
-def add_policy(page: str, mode: str, *, worker_shim: str | None = None) -> str:
+def add_policy(html_text: str, mode: str, *, worker_shim: str | None = None) -> str:
     """Put the page's policy into its ``<head>``, as the first element.
 
     Parameters
     ----------
-    page : str
+    html_text : str
         A whole HTML page, as it will be written to disk.
     mode : {"site", "offline", "serve"}
         How the page is read (see the module's description).
@@ -373,17 +373,17 @@ def add_policy(page: str, mode: str, *, worker_shim: str | None = None) -> str:
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
-    head = HEAD.search(page)
+    head = HEAD.search(html_text)
     if head is None:
         raise ValueError("the page has no <head> start tag to put the policy in")
-    if EXISTING.search(page):
+    if EXISTING.search(html_text):
         raise ValueError("the page already has a Content-Security-Policy meta tag")
     if mode == "offline" and worker_shim is None:
         raise ValueError(
             "the offline (file://) build runs search in the iframe-worker shim, whose inline "
             "script needs a hash: pass the shim's source as worker_shim"
         )
-    found = inline_code(page)
+    found = inline_code(html_text)
     if found.attributes:
         raise ValueError(
             "the Content Security Policy blocks inline style and event handler attributes; "
@@ -392,7 +392,7 @@ def add_policy(page: str, mode: str, *, worker_shim: str | None = None) -> str:
         )
     scripts = list(found.scripts)
     if worker_shim is not None:
-        scripts.append(iframe_worker_script(worker_shim, _search_worker(page)))
+        scripts.append(iframe_worker_script(worker_shim, _search_worker(html_text)))
     content = policy(mode, scripts, found.styles)
     meta = f'<meta http-equiv="Content-Security-Policy" content="{content}">'
-    return page[: head.end()] + meta + page[head.end() :]
+    return html_text[: head.end()] + meta + html_text[head.end() :]

@@ -55,7 +55,7 @@ NO_JS = (
 def replace_demo_markers(
     markdown: str,
     *,
-    page: str,
+    uri: str,
     demos: Mapping[str, DemoSpec],
     figure: Callable[[str], str] | None = None,
 ) -> str:
@@ -65,7 +65,7 @@ def replace_demo_markers(
     ----------
     markdown : str
         The page's Markdown.
-    page : str
+    uri : str
         The page's path under ``docs/``, for messages.
     demos : mapping of str to DemoSpec
         The registry of demos (:data:`attention_by_hand.book.demos.DEMOS`).
@@ -77,7 +77,7 @@ def replace_demo_markers(
 
     Raises
     ------
-    PluginError
+    BookError
         For an unknown demo name, naming the page, the demo and the known ones.
     """
 
@@ -86,7 +86,7 @@ def replace_demo_markers(
         return render_demo(spec, uid, figure_html=figure(picture) if figure and picture else None)
 
     return replace_named_markers(
-        "demo", markdown, page=page, known=demos, registry=REGISTRY_FILE, render=render
+        "demo", markdown, uri=uri, known=demos, registry=REGISTRY_FILE, render=render
     )
 
 
@@ -191,14 +191,14 @@ def _inputs_html(spec: DemoSpec, uid: str) -> str:
     )
     return (
         '<div class="abh-demo-inputs">'
-        + _table(
+        + titled_table(
             f"{uid}-queries",
             f"Queries (d<sub>k</sub> = {d_k}); you can change them",
             f'<tr><th scope="col">position</th>{coords}</tr>',
             q_rows,
             scroll=False,
         )
-        + _table(
+        + titled_table(
             f"{uid}-keys",
             f"Keys (you can change them) and values (d<sub>v</sub> = {d_v}, fixed)",
             f'<tr><th scope="col">key</th>{coords}<th scope="col">value</th></tr>',
@@ -213,8 +213,8 @@ def _input_cell(uid: str, kind: str, i: int, c: int, x: float) -> str:
     noun = "query" if kind == "q" else "key"
     return (
         f'<td><input type="number" class="abh-demo-input" id="{uid}-{kind}-{i}-{c}" '
-        f'data-input="{kind}-{i}-{c}" value="{_plain(x)}" step="{_plain(INPUT_STEP)}" '
-        f'min="{_plain(INPUT_MIN)}" max="{_plain(INPUT_MAX)}" readonly '
+        f'data-input="{kind}-{i}-{c}" value="{plain_number(x)}" step="{plain_number(INPUT_STEP)}" '
+        f'min="{plain_number(INPUT_MIN)}" max="{plain_number(INPUT_MAX)}" readonly '
         f'aria-label="{noun} {i}, coordinate {c + 1}"></td>'
     )
 
@@ -234,7 +234,7 @@ def _results_html(spec: DemoSpec, r: DemoResult, uid: str) -> str:
         rows = []
         for i in range(n_q):
             cells = "".join(
-                _cell(
+                number_cell(
                     kind, (i, j), values[i, j], masked=masked_text if not r.allowed[i, j] else None
                 )
                 for j in range(n_k)
@@ -244,24 +244,26 @@ def _results_html(spec: DemoSpec, r: DemoResult, uid: str) -> str:
             )
         return "".join(rows)
 
-    dots = _table(
+    dots = titled_table(
         f"{uid}-dots",
         "1. Dot products q<sub>i</sub> · k<sub>j</sub>",
         f'<tr><th scope="col">query</th>{keys_head}</tr>',
         matrix("dot", r.dots, None),
     )
-    scores = _table(
+    scores = titled_table(
         f"{uid}-scores",
         f"2. Scaled scores q<sub>i</sub> · k<sub>j</sub> / {root}; a masked score is set to "
         "&minus;&infin; before the softmax",
         f'<tr><th scope="col">query</th>{keys_head}</tr>',
         matrix("score", r.scores, "masked"),
     )
-    weights = _table(
+    weights = titled_table(
         f"{uid}-weights",
         "3. Weights: the softmax of each row over its allowed keys",
         f'<tr><th scope="col">query</th>{keys_head}<th scope="col">row sum</th></tr>',
-        matrix("weight", r.weights, "masked", extra=lambda i: _cell("sum", (i,), r.row_sums[i])),
+        matrix(
+            "weight", r.weights, "masked", extra=lambda i: number_cell("sum", (i,), r.row_sums[i])
+        ),
         table_class="abh-demo-weights",
     )
     legend = (
@@ -275,11 +277,11 @@ def _results_html(spec: DemoSpec, r: DemoResult, uid: str) -> str:
     out_head = "".join(f'<th scope="col">{_coordinate(c)}</th>' for c in range(d_v))
     out_rows = "".join(
         f'<tr><th scope="row">query {i}</th>'
-        + "".join(_cell("out", (i, c), r.output[i, c]) for c in range(d_v))
+        + "".join(number_cell("out", (i, c), r.output[i, c]) for c in range(d_v))
         + "</tr>"
         for i in range(n_q)
     )
-    output = _table(
+    output = titled_table(
         f"{uid}-output",
         "4. Output of each query: the sum over keys of weight &times; value",
         f'<tr><th scope="col">query</th>{out_head}</tr>',
@@ -307,7 +309,7 @@ def _picture_html(spec: DemoSpec, uid: str, figure_html: str) -> str:
     )
 
 
-def _table(
+def titled_table(
     tid: str, caption: str, head: str, body: str, *, scroll: bool = True, table_class: str = ""
 ) -> str:
     """A table with its title above it (outside the scroll box, so it wraps on a phone).
@@ -326,8 +328,10 @@ def _table(
     )
 
 
-def _cell(kind: str, index: tuple[int, ...], value: float, *, masked: str | None = None) -> str:
-    """One number cell, exactly as ``demo.js`` writes it (``cellHtml`` there)."""
+def number_cell(
+    kind: str, index: tuple[int, ...], value: float, *, masked: str | None = None
+) -> str:
+    """One number cell, exactly as ``demo.js`` writes it (``cellHtml`` there); the live model's too."""
     name = "-".join([kind, *map(str, index)])
     classes = ["abh-num"]
     if kind == "weight":
@@ -364,12 +368,19 @@ def _coordinate(c: int) -> str:
 
 def _vector(row: tuple[float, ...]) -> str:
     """A stated vector as the page shows it, with real minus signs: (2, 0.5)."""
-    return "(" + ", ".join(_plain(x).replace("-", MINUS) for x in row) + ")"
+    return "(" + ", ".join(plain_number(x).replace("-", MINUS) for x in row) + ")"
 
 
-def _plain(x: float) -> str:
-    """An input as a short number: 1, 0.5, -10."""
+def plain_number(x: float) -> str:
+    """A number as a widget's HTML writes it in an attribute: 1, 0.5, -10 (the demos, the
+    stepper and the precision switch alike).
+
+    Examples
+    --------
+    >>> plain_number(2.0), plain_number(0.5), plain_number(-10)
+    ('2', '0.5', '-10')
+    """
     x = float(x)
     if not math.isfinite(x):
-        raise ValueError(f"demo inputs must be finite; got {x}")
+        raise ValueError(f"a number written into a widget's HTML must be finite; got {x}")
     return str(int(x)) if x == int(x) else repr(x)

@@ -33,7 +33,7 @@ the twin of :mod:`attention_by_hand.book.answers`).
 
 A malformed block raises :class:`ExerciseError`, whose message names the file
 and the line in the file, and says how to fix it. A plain library: no
-MkDocs, no state (the plugin turns the error into a ``PluginError``).
+MkDocs, no state (the plugin turns the error into MkDocs' error).
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ from attention_by_hand.book.answers import (
     check,
     read_written_answer,
 )
+from attention_by_hand.book.errors import ExerciseError, quoted
 from attention_by_hand.book.fences import (
     FENCE,
     FencedBlock,
@@ -98,20 +99,8 @@ _MISTAKE = re.compile(r"^[ \t]+![ \t]*(?P<text>.*)$")
 _UNINDENTED_MISTAKE = re.compile(r"^![ \t]*(?P<text>.*)$")
 _KEY = re.compile(r"^(?P<key>[A-Za-z][A-Za-z ]*?)[ \t]*:[ \t]*(?P<text>.*)$")
 _CONTINUATION = re.compile(r"^(?: {2,}|\t)[ \t]*(?P<text>\S.*)$")
-
-
-class ExerciseError(ValueError):
-    """A malformed exercise block; the message names the file, the line and the fix.
-
-    Attributes
-    ----------
-    line : int
-        The line of the file the message is about (from 1).
-    """
-
-    def __init__(self, message: str, line: int) -> None:
-        super().__init__(message)
-        self.line = line
+#: The most characters of a line of the block that a message quotes.
+SHOWN = 60
 
 
 @dataclass(frozen=True)
@@ -257,6 +246,7 @@ def near_miss_error(path: str, line: int, opening: str) -> ExerciseError:
         "would show the answers as code; write ```exercise (nothing after it) to make an "
         "exercise, or give the code block another language",
         line,
+        file=path,
     )
 
 
@@ -273,19 +263,20 @@ def block_exercise(block: FencedBlock, number: int, path: str) -> Exercise:
             f"{path}, line {block.line}: exercise {number}: the ```exercise block is never "
             f"closed; end it with {block.fence} on a line of its own",
             block.line,
+            file=path,
         )
     try:
         return parse_exercise("\n".join(block.body), line=block.line)
     except ExerciseError as error:
         raise ExerciseError(
-            f"{path}, line {error.line}: exercise {number}: {error}", error.line
+            f"{path}, line {error.line}: exercise {number}: {error}", error.line, file=path
         ) from None
 
 
 def replace_exercises(
     markdown: str,
     *,
-    page: str,
+    path: str,
     inline: Callable[[str], str] = html.escape,
     block: Callable[[str], str] = html.escape,
 ) -> str:
@@ -295,7 +286,7 @@ def replace_exercises(
     ----------
     markdown : str
         The page's Markdown.
-    page : str
+    path : str
         The file's path relative to the repository root, for messages.
     inline, block : callable, optional
         Turn inline Markdown, and Markdown with paragraphs and lists, into
@@ -308,7 +299,7 @@ def replace_exercises(
         As :func:`page_exercises` does.
     """
     out, at = [], 0
-    for found in page_exercises(markdown, page):
+    for found in page_exercises(markdown, path):
         start, end = found.block.start, found.block.end
         uid = f"exercise-{found.number}"
         rendered = render_exercise(
@@ -405,7 +396,7 @@ def parse_exercise(source: str, *, line: int = 0) -> Exercise:
             in_solution = target is draft.solution
             if after_blank and not in_solution:
                 raise ExerciseError(
-                    f"the indented line {_short(text.strip())} comes after a blank line, which "
+                    f"the indented line {quoted(text.strip(), SHOWN)} comes after a blank line, which "
                     "ended the line above; remove the blank line to continue it (only the "
                     "solution may hold paragraphs)",
                     number,
@@ -427,7 +418,7 @@ def _read_line(draft: _Draft, text: str, number: int) -> list[str] | None:
     if question:
         if draft.question:
             raise ExerciseError(
-                f"a second question ({_short(question['text'])}): an exercise asks one "
+                f"a second question ({quoted(question['text'], SHOWN)}): an exercise asks one "
                 f"question (line {draft.question_line}); start another ```exercise block for it",
                 number,
             )
@@ -435,7 +426,7 @@ def _read_line(draft: _Draft, text: str, number: int) -> list[str] | None:
         return draft.question
     if not draft.question and (answer or key):
         raise ExerciseError(
-            f"{_short(text.strip())} comes before the question; start the exercise with "
+            f"{quoted(text.strip(), SHOWN)} comes before the question; start the exercise with "
             "'? question'",
             number,
         )
@@ -445,7 +436,7 @@ def _read_line(draft: _Draft, text: str, number: int) -> list[str] | None:
         return None
     if _UNINDENTED_MISTAKE.match(text):
         raise ExerciseError(
-            f"the mistake {_short(text)} is not indented: write it as '  ! value: message', "
+            f"the mistake {quoted(text, SHOWN)} is not indented: write it as '  ! value: message', "
             "indented by two spaces under the answer it belongs to",
             number,
         )
@@ -471,7 +462,7 @@ def _read_line(draft: _Draft, text: str, number: int) -> list[str] | None:
             return None
         raise ExerciseError(_unknown_key(key["key"]), number)
     raise ExerciseError(
-        f"the line {_short(text.strip())} fits nowhere"
+        f"the line {quoted(text.strip(), SHOWN)} fits nowhere"
         + (
             " (it is indented, but no line above it takes a continuation)"
             if text[:1] in " \t"
@@ -661,10 +652,6 @@ def _dedented(lines: list[str]) -> str:
     first, rest = (lines[0], lines[1:]) if lines[0][:1] not in " \t" else ("", lines)
     body = textwrap.dedent("\n".join(rest))
     return "\n".join(part for part in (first, body) if part).strip()
-
-
-def _short(text: str, limit: int = 60) -> str:
-    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
 
 
 # ---------------------------------------------------------------------------

@@ -12,7 +12,7 @@ caption stating the inputs, and a link to the full-size image. An unknown
 name stops the build, naming the page and the figure.
 
 The registry is passed in (the book plugin imports it afresh for every build
-of ``mkdocs serve``), so this module imports neither it nor MkDocs' pages.
+of ``mkdocs serve``), so this module imports neither it nor MkDocs.
 
 The figures are drawn in the build's own process (the notebook's kernel runs
 in a process of its own meanwhile). A child process that drew them from the
@@ -29,12 +29,11 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from mkdocs.exceptions import PluginError
-from mkdocs.utils import get_relative_url
-
 from attention_by_hand.book.build_cache import BuildCache, cache_key
+from attention_by_hand.book.errors import BookError
 from attention_by_hand.book.fences import replace_outside_fences
 from attention_by_hand.book.markers import named_marker, unknown_name
+from attention_by_hand.book.urls import relative_url
 
 if TYPE_CHECKING:
     from attention_by_hand.book.registry import FigureSpec
@@ -97,7 +96,7 @@ def draw_figures(
 
     Raises
     ------
-    PluginError
+    BookError
         If a drawing states no width and height in points or pixels.
     """
     svgs: dict[str, bytes] = {}
@@ -109,7 +108,7 @@ def draw_figures(
             svgs[spec.path(palette)] = svg
             size = svg_css_size(svg)
             if size is None:
-                raise PluginError(
+                raise BookError(
                     f"figure '{spec.name}' ({palette}): the SVG states no width and height "
                     f'(expected <svg width="..pt" height="..pt">); is its draw function '
                     f"returning a matplotlib figure?"
@@ -121,7 +120,7 @@ def draw_figures(
 def replace_figure_markers(
     markdown: str,
     *,
-    page: str,
+    uri: str,
     page_url: str,
     figures: Mapping[str, FigureSpec],
     palettes: Sequence[str],
@@ -133,21 +132,21 @@ def replace_figure_markers(
     ----------
     markdown : str
         The page's Markdown.
-    page, page_url : str
+    uri, page_url : str
         The page's path under ``docs/`` (for messages) and its URL (for links).
     figures, palettes, sizes
         The registry, its palettes and the sizes :func:`draw_figures` found.
 
     Raises
     ------
-    PluginError
+    BookError
         For an unknown figure name, naming the page, the figure and the known ones.
     """
 
     def figure_html_of(match: re.Match[str]) -> str:
         spec = figures.get(match["name"])
         if spec is None:
-            raise unknown_name(page, "figure", match["name"], figures, REGISTRY_FILE)
+            raise unknown_name(uri, "figure", match["name"], figures, REGISTRY_FILE)
         return figure_html(spec, page_url=page_url, palettes=palettes, size=sizes[spec.name])
 
     return replace_outside_fences(FIGURE_LINE, figure_html_of, markdown)
@@ -174,7 +173,7 @@ def figure_html(
     width, height = size
     images, links = [], []
     for palette in palettes:
-        url = get_relative_url(spec.path(palette), page_url)
+        url = relative_url(spec.path(palette), page_url)
         images.append(
             f'<img src="{url}#only-{palette}" alt="{alt}" width="{width}" height="{height}" '
             f'loading="lazy" decoding="async">'

@@ -37,12 +37,11 @@ import subprocess
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from mkdocs.exceptions import PluginError
-from mkdocs.utils.meta import YAML_RE
 from sybil import Document
 
+from attention_by_hand.book.errors import BookError
 from attention_by_hand.book.fences import split_fences
-from attention_by_hand.book.pages import front_matter_error
+from attention_by_hand.book.pages import YAML_RE, front_matter_error
 from attention_by_hand.book.prose import PythonBlockParser
 
 LESSONS_DIR = "lessons/"
@@ -84,8 +83,8 @@ def check_lesson(
     meta: Mapping[str, Any],
     *,
     source: str,
-    page: str,
-    source_path: str,
+    uri: str,
+    path: str,
     page_uris: Collection[str],
 ) -> None:
     """Stop the build if a lesson does not follow the template.
@@ -101,29 +100,29 @@ def check_lesson(
         The lesson as written in its file, front matter included: the
         section headings are read from it, so that a message gives the
         file's line.
-    page : str
+    uri : str
         Its path relative to ``docs/``, e.g. ``lessons/x.md``.
-    source_path : str
+    path : str
         Its path relative to the project root, for the message.
     page_uris : collection of str
         Every page of the book, relative to ``docs/`` (``next:`` must name one).
 
     Raises
     ------
-    PluginError
+    BookError
         One message that names the file and lists everything missing.
     """
     syntax = front_matter_error(markdown)
     problems = (
         [syntax]
         if syntax
-        else template_problems(meta, markdown, page, page_uris) + closing_section_problems(source)
+        else template_problems(meta, markdown, uri, page_uris) + closing_section_problems(source)
     )
     if problems:
-        raise template_error(source_path, problems)
+        raise template_error(path, problems)
 
 
-def not_in_nav_error(source_path: str, page: str) -> PluginError:
+def not_in_nav_error(path: str, uri: str) -> BookError:
     """The error for a lesson that the nav does not list: published, but no reader finds it.
 
     Examples
@@ -131,18 +130,20 @@ def not_in_nav_error(source_path: str, page: str) -> PluginError:
     >>> print(not_in_nav_error("docs/lessons/x.md", "lessons/x.md"))
     docs/lessons/x.md is a lesson but is not in the nav: add it to nav in mkdocs.yml, under Lessons: ('- lessons/x.md')
     """
-    return PluginError(
-        f"{source_path} is a lesson but is not in the nav: add it to nav in mkdocs.yml, "
-        f"under Lessons: ('- {page}')"
+    return BookError(
+        f"{path} is a lesson but is not in the nav: add it to nav in mkdocs.yml, "
+        f"under Lessons: ('- {uri}')",
+        file=path,
     )
 
 
-def template_error(source_path: str, problems: Sequence[str]) -> PluginError:
+def template_error(path: str, problems: Sequence[str]) -> BookError:
     """The error for a lesson that misses something: the file, then one line per problem."""
     listed = "\n".join(f"  - {problem}" for problem in problems)
-    return PluginError(
-        f"{source_path} does not follow the lesson template "
-        f"({TEMPLATE} at the root of the repository):\n{listed}"
+    return BookError(
+        f"{path} does not follow the lesson template "
+        f"({TEMPLATE} at the root of the repository):\n{listed}",
+        file=path,
     )
 
 
@@ -151,8 +152,8 @@ def checked_lesson(
     meta: Mapping[str, Any],
     *,
     source: str,
-    page: str,
-    source_path: str,
+    uri: str,
+    path: str,
     titles: Mapping[str, str],
 ) -> str:
     """Check a lesson against the template; add its "Next" button, to the page `next:` names.
@@ -166,9 +167,9 @@ def checked_lesson(
     source : str
         The lesson as written in its file, front matter included (for the
         lines of its section headings).
-    page : str
+    uri : str
         Its path relative to ``docs/``, e.g. ``lessons/x.md``.
-    source_path : str
+    path : str
         Its path relative to the project root, for the message.
     titles : mapping of str to str
         The title of every page of the book, by its path relative to ``docs/``.
@@ -181,33 +182,31 @@ def checked_lesson(
 
     Raises
     ------
-    PluginError
+    BookError
         One message that names the file and lists everything missing.
     """
-    check_lesson(
-        markdown, meta, source=source, page=page, source_path=source_path, page_uris=titles.keys()
-    )
+    check_lesson(markdown, meta, source=source, uri=uri, path=path, page_uris=titles.keys())
     next_uri = meta.get("next")
     if next_uri is None:
         return markdown
     target = posixpath.normpath(next_uri)
-    return add_next_link(markdown, page=page, next_uri=next_uri, next_title=titles[target])
+    return add_next_link(markdown, uri=uri, next_uri=next_uri, next_title=titles[target])
 
 
-def add_next_link(markdown: str, *, page: str, next_uri: str, next_title: str) -> str:
+def add_next_link(markdown: str, *, uri: str, next_uri: str, next_title: str) -> str:
     """Add a "Next: <title>" button to `next_uri` at the end of a lesson.
 
     Parameters
     ----------
     markdown : str
         The lesson's Markdown.
-    page, next_uri : str
+    uri, next_uri : str
         The lesson and the next page, relative to ``docs/``.
     next_title : str
         The next page's title.
     """
     title = next_title.replace("[", r"\[").replace("]", r"\]")
-    url = posixpath.relpath(next_uri, posixpath.dirname(page) or ".")
+    url = posixpath.relpath(next_uri, posixpath.dirname(uri) or ".")
     return f"{markdown.rstrip()}\n\n[Next: {title}]({url}){{ .md-button .abh-next }}\n"
 
 
@@ -235,18 +234,20 @@ def hand_written_next(markdown: str) -> list[tuple[int, str]]:
     return found
 
 
-def hand_written_next_error(source_path: str, line: int, text: str) -> PluginError:
-    """The error for a hand-written "Next" link at `line` of the lesson `source_path`.
+def hand_written_next_error(path: str, line: int, text: str) -> BookError:
+    """The error for a hand-written "Next" link at `line` of the lesson `path`.
 
     Examples
     --------
     >>> print(hand_written_next_error("docs/lessons/x.md", 9, "[Next: M](b.md)"))
     docs/lessons/x.md, line 9: '[Next: M](b.md)' is a hand-written "Next" link, but the build draws the "Next" button from 'next:' in the front matter; delete this line (and make 'next:' name the page that comes next, if it does not)
     """
-    return PluginError(
-        f'{source_path}, line {line}: {text!r} is a hand-written "Next" link, but the build '
-        "draws the \"Next\" button from 'next:' in the front matter; delete this line (and make "
-        "'next:' name the page that comes next, if it does not)"
+    return BookError.at(
+        path,
+        line,
+        f'{text!r} is a hand-written "Next" link, but the build draws the "Next" button from '
+        "'next:' in the front matter; delete this line (and make 'next:' name the page that "
+        "comes next, if it does not)",
     )
 
 
@@ -269,7 +270,7 @@ def revision_url(repo_url: str | None, revision: str) -> str | None:
 
 
 def template_problems(
-    meta: Mapping[str, Any], markdown: str, page: str, page_uris: Collection[str]
+    meta: Mapping[str, Any], markdown: str, uri: str, page_uris: Collection[str]
 ) -> list[str]:
     """Everything the lesson misses, as sentences saying what to add."""
     problems = []
@@ -303,7 +304,7 @@ def template_problems(
             "source id, e.g. 'sources: [vaswani-2017]'"
         )
 
-    if not executed_checks(markdown, page):
+    if not executed_checks(markdown, uri):
         problems.append(
             "no executed check: add a ```python block or an "
             "'<!-- invisible-code-block: python ... -->' block with claim() for the numbers "
@@ -334,7 +335,7 @@ def template_problems(
                 "must be the path of an existing page relative to docs/, e.g. "
                 "'next: lessons/attention-matrix.md'"
             )
-        elif target == page:
+        elif target == uri:
             problems.append(f"'next: {next_uri}' points to the lesson itself")
     return problems
 
@@ -428,9 +429,9 @@ def _one_sentence_problems(description: str) -> list[str]:
     return problems
 
 
-def executed_checks(markdown: str, path: str) -> int:
-    """How many Python blocks Sybil will run on this page (fenced or invisible)."""
-    return sum(1 for _ in PythonBlockParser()(Document(markdown, path)))
+def executed_checks(markdown: str, uri: str) -> int:
+    """How many Python blocks Sybil will run on the page `uri` (fenced or invisible)."""
+    return sum(1 for _ in PythonBlockParser()(Document(markdown, uri)))
 
 
 def resolve_link(src_uri: str, target: str) -> str | None:

@@ -13,8 +13,7 @@ import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import TypeVar
 
-from mkdocs.exceptions import PluginError
-
+from attention_by_hand.book.errors import BookError
 from attention_by_hand.book.fences import replace_outside_fences, split_fences
 
 Spec = TypeVar("Spec")
@@ -61,18 +60,30 @@ def named_marker(kind: str) -> re.Pattern[str]:
 
 
 def unknown_name(
-    page: str, kind: str, name: str, known: Iterable[str], registry: str
-) -> PluginError:
-    """The error for ``[[kind: name]]`` naming nothing in the registry file `registry`.
+    where: str,
+    kind: str,
+    name: str,
+    known: Iterable[str],
+    registry: str,
+    *,
+    file: str | None = None,
+    line: int | None = None,
+) -> BookError:
+    """The error for ``[[kind: name]]`` at `where` (a page, a line) naming nothing in `registry`.
+
+    `registry` is the file that registers the names of its kind; `file` and
+    `line` say where it is, for :class:`~attention_by_hand.book.errors.BookError`.
 
     Examples
     --------
     >>> print(unknown_name("a.md", "demo", "x", ["mixture"], "attention_by_hand/book/demos.py"))
     a.md: unknown demo 'x' in [[demo: x]]. Known demos: mixture. Add new ones to attention_by_hand/book/demos.py
     """
-    return PluginError(
-        f"{page}: unknown {kind} '{name}' in [[{kind}: {name}]]. "
-        f"Known {kind}s: {', '.join(sorted(known))}. Add new ones to {registry}"
+    return BookError(
+        f"{where}: unknown {kind} '{name}' in [[{kind}: {name}]]. "
+        f"Known {kind}s: {', '.join(sorted(known))}. Add new ones to {registry}",
+        file=file,
+        line=line,
     )
 
 
@@ -101,7 +112,7 @@ def replace_named_markers(
     kind: str,
     markdown: str,
     *,
-    page: str,
+    uri: str,
     known: Mapping[str, Spec],
     registry: str,
     render: Callable[[Spec, str], str],
@@ -114,7 +125,7 @@ def replace_named_markers(
         The marker's kind (``"demo"``, ``"stepper"``, ``"calculator"``).
     markdown : str
         The page's Markdown.
-    page : str
+    uri : str
         The page's path under ``docs/``, for messages.
     known : mapping of str to spec
         The registry: each name a page may write, and what it names.
@@ -126,12 +137,12 @@ def replace_named_markers(
 
     Raises
     ------
-    PluginError
+    BookError
         For an unknown name (:func:`unknown_name`).
 
     Examples
     --------
-    >>> replace_named_markers("demo", "[[demo: a]]\\n", page="p.md", known={"a": 1},
+    >>> replace_named_markers("demo", "[[demo: a]]\\n", uri="p.md", known={"a": 1},
     ...                       registry="r.py", render=lambda spec, uid: f"<{uid} {spec}>")
     '<demo-a 1>\\n'
     """
@@ -141,23 +152,23 @@ def replace_named_markers(
     def replace(match: re.Match[str]) -> str:
         name = match["name"]
         if name not in known:
-            raise unknown_name(page, kind, name, known, registry)
+            raise unknown_name(uri, kind, name, known, registry)
         return render(known[name], marker_id(kind, name, seen))
 
     return replace_outside_fences(pattern, replace, markdown)
 
 
-def check_no_leftover(html_text: str, page: str) -> None:
-    """Stop on a marker that reached the page's HTML outside code.
+def check_no_leftover(html_text: str, uri: str) -> None:
+    """Stop on a marker that reached the HTML of the page `uri` (under ``docs/``) outside code.
 
     Raises
     ------
-    PluginError
+    BookError
         Naming the page and the marker, and saying how a marker is written.
     """
     leftover = LEFTOVER.search(CODE.sub("", html_text))
     if leftover:
-        raise PluginError(not_understood(page, html.unescape(leftover.group())))
+        raise BookError(not_understood(uri, html.unescape(leftover.group())))
 
 
 def not_understood(where: str, marker: str) -> str:
@@ -214,7 +225,7 @@ def check_markers(
 
     Raises
     ------
-    PluginError
+    BookError
         ``<path>, line <n>: ...``, naming the marker.
     """
     patterns = {kind: named_marker(kind) for kind in registries}
@@ -222,21 +233,25 @@ def check_markers(
         where = f"{path}, line {line}"
         indented = INDENTED.match(text)
         if indented:
-            raise PluginError(
-                f"{where}: '{indented['marker']}' is indented: "
-                "markers must start at the beginning of a line"
+            raise BookError.at(
+                path,
+                line,
+                f"'{indented['marker']}' is indented: markers must start at the beginning of "
+                "a line",
             )
         for kind, pattern in patterns.items():
             named = pattern.fullmatch(text)
             names, registry = registries[kind]
             if named and named["name"] not in names:
-                raise unknown_name(where, kind, named["name"], names, registry)
+                raise unknown_name(
+                    where, kind, named["name"], names, registry, file=path, line=line
+                )
             if named:
                 break
         else:
             leftover = LEFTOVER.search(INLINE_CODE.sub("", text))
             if leftover and not SOURCES_LINE.fullmatch(text):
-                raise PluginError(not_understood(where, leftover.group()))
+                raise BookError(not_understood(where, leftover.group()), file=path, line=line)
 
 
 def _prose_lines(markdown: str) -> list[tuple[int, str]]:

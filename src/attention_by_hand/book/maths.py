@@ -13,7 +13,8 @@ import html
 import re
 
 from latex2mathml.converter import convert as latex_to_mathml
-from mkdocs.exceptions import PluginError
+
+from attention_by_hand.book.errors import BookError
 
 #: arithmatex's output: an inline span or a display div around ``\(...\)`` or ``\[...\]``.
 MATH = re.compile(
@@ -30,15 +31,15 @@ DOLLARS = re.compile(r"(?<![\\$])\$(?!\$)(?P<tex>[^$\n]+?)(?<!\\)\$(?!\$)")
 CODE_SPAN = re.compile(r"(<code\b[^>]*>.*?</code>)", re.DOTALL)
 
 
-def tex_to_mathml(html_text: str, page: str) -> str:
+def tex_to_mathml(html_text: str, uri: str) -> str:
     """Replace arithmatex's TeX spans and divs in a page's HTML with MathML.
 
     Parameters
     ----------
     html_text : str
         The page's HTML.
-    page : str
-        The page's path, for messages.
+    uri : str
+        The page's path under ``docs/``, for messages.
 
     Returns
     -------
@@ -48,27 +49,27 @@ def tex_to_mathml(html_text: str, page: str) -> str:
 
     Raises
     ------
-    PluginError
+    BookError
         If latex2mathml cannot convert some TeX; the message names the page
         and the TeX.
     """
 
     def mathml(match: re.Match[str]) -> str:
         display = "block" if match["tag"] == "div" else "inline"
-        return _mathml(match["tex"], display, page)
+        return _mathml(match["tex"], display, uri)
 
     return MATH.sub(mathml, html_text)
 
 
-def notebook_tex_to_mathml(html_text: str, page: str) -> str:
+def notebook_tex_to_mathml(html_text: str, uri: str) -> str:
     """Replace the ``$...$`` of a notebook page's Markdown cells with MathML.
 
     Parameters
     ----------
     html_text : str
         The notebook page's HTML, as mkdocs-jupyter (nbconvert) renders it.
-    page : str
-        The notebook's path, for messages.
+    uri : str
+        The notebook's path under ``docs/``, for messages.
 
     Returns
     -------
@@ -79,7 +80,7 @@ def notebook_tex_to_mathml(html_text: str, page: str) -> str:
 
     Raises
     ------
-    PluginError
+    BookError
         If latex2mathml cannot convert some TeX; the message names the page
         and the TeX.
 
@@ -96,7 +97,7 @@ def notebook_tex_to_mathml(html_text: str, page: str) -> str:
     def cell(match: re.Match[str]) -> str:
         parts = CODE_SPAN.split(match["body"])  # odd parts are code spans
         body = "".join(
-            part if n % 2 else DOLLARS.sub(lambda m: _mathml(m["tex"], "inline", page), part)
+            part if n % 2 else DOLLARS.sub(lambda m: _mathml(m["tex"], "inline", uri), part)
             for n, part in enumerate(parts)
         )
         return match["open"] + body + match["close"]
@@ -104,10 +105,10 @@ def notebook_tex_to_mathml(html_text: str, page: str) -> str:
     return MARKDOWN_CELL.sub(cell, html_text)
 
 
-def _mathml(tex_html: str, display: str, page: str) -> str:
+def _mathml(tex_html: str, display: str, uri: str) -> str:
     """MathML for the TeX `tex_html` (HTML-escaped, as the page holds it)."""
     tex = html.unescape(tex_html).strip()
     try:
         return str(latex_to_mathml(tex, display=display))
     except Exception as error:
-        raise PluginError(f"{page}: cannot turn the maths ${tex}$ into MathML ({error})") from error
+        raise BookError(f"{uri}: cannot turn the maths ${tex}$ into MathML ({error})") from error

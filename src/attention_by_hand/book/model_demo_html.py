@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from attention_by_hand.book.demo_html import _cell, _table
+from attention_by_hand.book.demo_html import number_cell, titled_table
 from attention_by_hand.book.markers import replace_named_markers
 from attention_by_hand.tiny_model import TinyForward, TinyModel, tiny_model_forward
 
@@ -81,7 +81,7 @@ MODEL_DEMOS: Mapping[str, ModelDemoSpec] = MappingProxyType(
 def replace_model_markers(
     markdown: str,
     *,
-    page: str,
+    uri: str,
     demos: Mapping[str, ModelDemoSpec],
     model: Callable[[str], TinyModel],
 ) -> str:
@@ -91,7 +91,7 @@ def replace_model_markers(
     ----------
     markdown : str
         The page's Markdown.
-    page : str
+    uri : str
         The page's path under ``docs/``, for messages.
     demos : mapping of str to ModelDemoSpec
         :data:`MODEL_DEMOS`.
@@ -102,13 +102,13 @@ def replace_model_markers(
 
     Raises
     ------
-    PluginError
+    BookError
         For an unknown name, naming the page, the name and the known ones.
     """
     return replace_named_markers(
         "model",
         markdown,
-        page=page,
+        uri=uri,
         known=demos,
         registry=REGISTRY_FILE,
         render=lambda spec, uid: render_model_demo(spec, model(spec.name), uid),
@@ -192,7 +192,7 @@ def results_html(run: TinyForward, vocabulary: tuple[str, ...], uid: str) -> str
         body = "".join(
             f'<tr><th scope="row">query {label[i]}</th>'
             + "".join(
-                _cell(
+                number_cell(
                     "weight",
                     (h, i, j),
                     run.attention[h, i, j],
@@ -205,7 +205,7 @@ def results_html(run: TinyForward, vocabulary: tuple[str, ...], uid: str) -> str
         )
         head = f" of head {h}" if n_heads > 1 else ""
         parts.append(
-            _table(
+            titled_table(
                 f"{uid}-weights-{h}",
                 f"Attention weights{head}: query i (position and letter) may attend keys 0 to i",
                 f'<tr><th scope="col">query</th>{keys}</tr>',
@@ -223,11 +223,13 @@ def results_html(run: TinyForward, vocabulary: tuple[str, ...], uid: str) -> str
     rows = []
     for i in range(n):
         outputs = "".join(
-            _cell("out", (h, i, c), run.head_outputs[h, i, c])
+            number_cell("out", (h, i, c), run.head_outputs[h, i, c])
             for h in range(n_heads)
             for c in range(d_v)
         )
-        logits = "".join(_cell("logit", (i, c), run.logits[i, c]) for c in range(len(vocabulary)))
+        logits = "".join(
+            number_cell("logit", (i, c), run.logits[i, c]) for c in range(len(vocabulary))
+        )
         predicted = vocabulary[int(run.predictions[i])]
         target = tokens[i - 1] if i > 0 else None
         verdict = (
@@ -242,7 +244,7 @@ def results_html(run: TinyForward, vocabulary: tuple[str, ...], uid: str) -> str
             f'<span class="abh-tag">({verdict})</span></td></tr>'
         )
     parts.append(
-        _table(
+        titled_table(
             f"{uid}-predictions",
             "Each position's head output, its logits (the output times W_U) and the "
             "prediction, the letter with the largest logit",

@@ -23,7 +23,10 @@ The same page for the same notebook
 A failing cell
     stops the build (``allow_errors: false``) with a
     :class:`~mkdocs.exceptions.PluginError` that names the notebook, the
-    error and the cell, instead of a long Python traceback.
+    error and the cell, instead of a long Python traceback. MkDocs runs the
+    page's render itself, outside the plugin's events, so this adapter
+    raises MkDocs' error there; the rest of this module raises the book's
+    (:class:`~attention_by_hand.book.errors.BookError`).
 
 The book's checks, run but not shown
     A code cell tagged :data:`CHECK_TAG` (``# %% tags=["book-check"]`` in the
@@ -84,6 +87,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, get_toc
 
 from attention_by_hand.book.build_cache import BuildCache
+from attention_by_hand.book.errors import BookError
 from attention_by_hand.book.figure_pages import svg_css_size
 
 if TYPE_CHECKING:
@@ -165,11 +169,11 @@ def is_check_cell(cell: Any) -> bool:
     return CHECK_TAG in cell.get("metadata", {}).get("tags", [])
 
 
-def stop_on_failing_cell(render: Callable[P, None], page: str) -> Callable[P, None]:
+def stop_on_failing_cell(render: Callable[P, None], uri: str) -> Callable[P, None]:
     """`render` (mkdocs-jupyter's, which runs the notebook), raising a short build error.
 
     A failing cell raises :class:`~mkdocs.exceptions.PluginError` naming the
-    notebook `page` and the cell (:func:`cell_failure`) instead of nbclient's
+    notebook `uri` (under ``docs/``) and the cell (:func:`cell_failure`) instead of nbclient's
     long traceback.
     """
 
@@ -179,7 +183,7 @@ def stop_on_failing_cell(render: Callable[P, None], page: str) -> Callable[P, No
         try:
             render(*args, **kwargs)
         except CellExecutionError as error:
-            raise PluginError(cell_failure(page, error)) from None
+            raise PluginError(cell_failure(uri, error)) from None
 
     return render_or_stop
 
@@ -371,11 +375,12 @@ def ipynb_uri(src_uri: str) -> str:
     return posixpath.splitext(src_uri)[0] + ".ipynb"
 
 
-def cell_failure(page: str, error: CellExecutionError) -> str:
-    """The build error for a cell that failed: the notebook, the error, the cell, the traceback."""
+def cell_failure(uri: str, error: CellExecutionError) -> str:
+    """The build error for a cell of the notebook `uri` that failed: the notebook, the error,
+    the cell, the traceback."""
     details = ANSI.sub("", str(error)).strip()
     return (
-        f"{page}: a cell failed when the notebook ran during the build "
+        f"{uri}: a cell failed when the notebook ran during the build "
         f"({error.ename}: {error.evalue or 'no message'}). The build stops so that the page "
         f"never shows numbers that were not checked.\n{details}"
     )
@@ -384,7 +389,7 @@ def cell_failure(page: str, error: CellExecutionError) -> str:
 def clean_notebook_html(
     html_text: str,
     *,
-    page: str,
+    uri: str,
     stylesheet: str,
     download: str,
     figure_url: Callable[[int], str],
@@ -396,7 +401,7 @@ def clean_notebook_html(
     html_text : str
         The page content mkdocs-jupyter rendered: a header of styles and
         scripts, then ``<div class="jupyter-wrapper">`` and the cells.
-    page : str
+    uri : str
         The notebook's path under ``docs/``, for messages.
     stylesheet, download : str
         URLs, relative to the page, of the notebook stylesheet and of the
@@ -419,14 +424,14 @@ def clean_notebook_html(
 
     Raises
     ------
-    PluginError
+    BookError
         If the notebook wrapper is not found, or a remote script, stylesheet
         or image is still referenced.
     """
     start = html_text.find(WRAPPER)
     if start < 0:
-        raise PluginError(
-            f"{page}: mkdocs-jupyter's output has no {WRAPPER}; the notebook hook "
+        raise BookError(
+            f"{uri}: mkdocs-jupyter's output has no {WRAPPER}; the notebook hook "
             "(attention_by_hand/book/notebook.py) does not know this layout"
         )
     # Everything before the wrapper is CSS and scripts (MathJax, mermaid, the
@@ -472,8 +477,8 @@ def clean_notebook_html(
     remote = REMOTE.search(cleaned)
     if remote:
         context = cleaned[max(0, remote.start() - 80) : remote.end() + 120]
-        raise PluginError(
-            f"{page}: the notebook page still loads something from another host: "
+        raise BookError(
+            f"{uri}: the notebook page still loads something from another host: "
             f"...{context}... The book loads nothing from a CDN; remove it in "
             "attention_by_hand/book/notebook.py or in the notebook"
         )

@@ -44,8 +44,8 @@ failing notebook cell, the pages as rendered) needs ``make strict``. The
 build, in turn, does not run the pages' Python blocks nor check their
 numbers: only the page check does.
 
-A plain library: it reads the book's files, raises the libraries' errors
-(:data:`BOOK_ERRORS`) and keeps no state.
+A plain library: it reads the book's files, raises the book's errors
+(:class:`~attention_by_hand.book.errors.BookError`) and keeps no state.
 """
 
 from __future__ import annotations
@@ -59,7 +59,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from mkdocs.exceptions import PluginError
 from mkdocs.utils.meta import get_data
 from sybil import Sybil
 
@@ -78,11 +77,11 @@ from attention_by_hand.book import (
     sources,
     worksheets,
 )
-from attention_by_hand.book.prose import BlockSource, ClaimError, page_parsers
+from attention_by_hand.book.errors import BookError, PageError
+from attention_by_hand.book.prose import BlockSource, page_parsers
 from attention_by_hand.book.visible_numbers import lesson_references
 
 __all__ = [
-    "BOOK_ERRORS",
     "CHECKS",
     "LISTED_LESSON_NUMBERS",
     "MIN_CLAIMS_PER_LESSON",
@@ -120,14 +119,6 @@ PYTHONISH = re.compile(r"^(\{[^}]*)?\.?(py|python|python3|pycon|ipython)\b", re.
 OUTPUTISH = re.compile(r"^(\{[^}]*)?\.?(output|out|stdout|result)\b", re.IGNORECASE)
 INVISIBLE = re.compile(r"<!--\s*invisible-code(?:-block)?:\s*python\s*\n", re.MULTILINE)
 SKIP = re.compile(r"<!--\s*skip:\s*(?P<args>[^>]*?)\s*-->")
-
-
-class PageError(ValueError):
-    """A page breaks a rule that its check enforces (the build itself does not stop on it)."""
-
-
-#: What the checks raise for a mistake in a page: the test report shows their message alone.
-BOOK_ERRORS = (PluginError, PageError, ClaimError)
 
 
 @dataclass(frozen=True)
@@ -264,8 +255,9 @@ def check_page(file: Path, book: Book, *, elsewhere: Collection[str] | None = No
 
     Raises
     ------
-    PluginError, PageError or ClaimError
-        The first check's message (:data:`BOOK_ERRORS`).
+    BookError
+        The first check's message (:class:`~attention_by_hand.book.errors.BookError`
+        or one of its kinds).
     """
     docs = book.root / book.docs_dir
     uri = file.relative_to(docs).as_posix()
@@ -310,7 +302,7 @@ def check_source(text: str, path: str, *, lesson: bool) -> None:
 
     Raises
     ------
-    PluginError
+    BookError
         ``<path>, line <n>: ...`` (or, for a lesson's front matter, the
         template check's message).
     """
@@ -318,25 +310,26 @@ def check_source(text: str, path: str, *, lesson: bool) -> None:
     if problem is not None:
         if lesson:
             raise lessons.template_error(path, [problem])
-        raise PluginError(f"{path}: {problem}")
+        raise BookError.at(path, None, problem)
     opened = prose.unclosed_invisible_block(text)
     if opened is not None:
-        raise PluginError(prose.unclosed_invisible_block_message(path, opened))
+        raise BookError(
+            prose.unclosed_invisible_block_message(path, opened), file=path, line=opened
+        )
     runaway = prose.runaway_fence(text)
     if runaway is not None:
-        raise PluginError(prose.runaway_fence_message(path, *runaway))
+        raise BookError(prose.runaway_fence_message(path, *runaway), file=path, line=runaway[0])
     quiz.check_quizzes(text, path)
-    try:
-        exercise.page_exercises(text, path)
-        worksheets.page_given(text, path)
-    except exercise.ExerciseError as error:
-        raise PluginError(str(error)) from None
+    exercise.page_exercises(text, path)
+    worksheets.page_given(text, path)
     never_closed = next((b for b in fences.fenced_blocks(text) if not b.closed), None)
     if never_closed is not None:
-        raise PluginError(
-            f"{path}, line {never_closed.line}: the fence {never_closed.opening.strip()!r} is "
-            "never closed, so the rest of the page would show as code; end its block with "
-            f"{never_closed.fence} on a line of its own"
+        raise BookError.at(
+            path,
+            never_closed.line,
+            f"the fence {never_closed.opening.strip()!r} is never closed, so the rest of the "
+            f"page would show as code; end its block with {never_closed.fence} on a line of "
+            "its own",
         )
     markers.check_markers(text, path, _registries())
     for line, written in lessons.hand_written_next(text) if lesson else []:
@@ -365,8 +358,8 @@ def _template(page: Page, book: Book) -> None:
             body,
             meta,
             source=page.text,
-            page=page.uri,
-            source_path=page.path,
+            uri=page.uri,
+            path=page.path,
             page_uris=book.pages,
         )
 
@@ -658,8 +651,8 @@ def lesson_numbers_message(problems: Sequence[LessonNumberProblem]) -> str:
     return "\n".join(lines)
 
 
-def cross_reference_problems(page: str, text: str, nav_lessons: Sequence[str]) -> list[str]:
-    """What is wrong with each ``lesson N`` of `text`, the page at docs/`page`.
+def cross_reference_problems(uri: str, text: str, nav_lessons: Sequence[str]) -> list[str]:
+    """What is wrong with each ``lesson N`` of `text`, the page at docs/`uri`.
 
     It must be a link to the N-th lesson of the nav (`nav_lessons`, in
     order), so that a changed number or a reordered nav fails. A code comment
@@ -673,12 +666,12 @@ def cross_reference_problems(page: str, text: str, nav_lessons: Sequence[str]) -
     """
     return [
         f"line {line}: {problem}"
-        for line, problem, _ in _reference_problems(page, text, nav_lessons)
+        for line, problem, _ in _reference_problems(uri, text, nav_lessons)
     ]
 
 
 def _reference_problems(
-    page: str, text: str, nav_lessons: Sequence[str]
+    uri: str, text: str, nav_lessons: Sequence[str]
 ) -> list[tuple[int, str, int | None]]:
     """(line, problem, the nav's number of the linked lesson if only the number is wrong)."""
     problems: list[tuple[int, str, int | None]] = []
@@ -693,19 +686,19 @@ def _reference_problems(
             problems.append((ref.line, problem, None))
             continue
         meant = nav_lessons[ref.lesson - 1]
-        if ref.target is None and (ref.in_comment or page.endswith(".py")):
+        if ref.target is None and (ref.in_comment or uri.endswith(".py")):
             problem = _cannot_link(
                 said, "a code comment" if ref.in_comment else "the notebook", meant
             )
         elif ref.target is None:
-            link = posixpath.relpath(meant, posixpath.dirname(page) or ".")
+            link = posixpath.relpath(meant, posixpath.dirname(uri) or ".")
             problem = (
                 f"{said} is not a link, so no check can tell which lesson it means; write it "
                 f"[lesson {ref.lesson}]({link}) if it means {meant}"
             )
         else:
             linked = posixpath.normpath(
-                posixpath.join(posixpath.dirname(page), ref.target.split("#")[0])
+                posixpath.join(posixpath.dirname(uri), ref.target.split("#")[0])
             )
             if linked == meant:
                 continue

@@ -149,7 +149,7 @@ class Part:
 def _figures(markdown: str, page: PageContext) -> str:
     return figure_pages.replace_figure_markers(
         markdown,
-        page=page.uri,
+        uri=page.uri,
         page_url=page.url,
         figures=registry.FIGURES,
         palettes=registry.PALETTE_NAMES,
@@ -160,7 +160,7 @@ def _figures(markdown: str, page: PageContext) -> str:
 def _sources(markdown: str, page: PageContext) -> str:
     return source_record.replace_source_markers(
         markdown,
-        page=page.uri,
+        uri=page.uri,
         page_url=page.url,
         sources=page.sources,
         citations=page.citations,
@@ -171,47 +171,47 @@ def _sources(markdown: str, page: PageContext) -> str:
 
 def _demos(markdown: str, page: PageContext) -> str:
     return demo_html.replace_demo_markers(
-        markdown, page=page.uri, demos=demos.DEMOS, figure=page.figure
+        markdown, uri=page.uri, demos=demos.DEMOS, figure=page.figure
     )
 
 
 def _steppers(markdown: str, page: PageContext) -> str:
-    return stepper_html.replace_stepper_markers(markdown, page=page.uri)
+    return stepper_html.replace_stepper_markers(markdown, uri=page.uri)
 
 
 def _calculators(markdown: str, page: PageContext) -> str:
-    return calculator_html.replace_calculator_markers(markdown, page=page.uri)
+    return calculator_html.replace_calculator_markers(markdown, uri=page.uri)
 
 
 def _readers(markdown: str, page: PageContext) -> str:
-    return configuration_html.replace_reader_markers(markdown, page=page.uri)
+    return configuration_html.replace_reader_markers(markdown, uri=page.uri)
 
 
 def _switches(markdown: str, page: PageContext) -> str:
-    return precision_html.replace_precision_markers(markdown, page=page.uri)
+    return precision_html.replace_precision_markers(markdown, uri=page.uri)
 
 
 def _models(markdown: str, page: PageContext) -> str:
     return model_demo_html.replace_model_markers(
         markdown,
-        page=page.uri,
+        uri=page.uri,
         demos=model_demo_html.MODEL_DEMOS,
         model=trained_models.book_model,
     )
 
 
 def _given(markdown: str, page: PageContext) -> str:
-    return worksheets.replace_given(markdown, page=page.path, block=page.block)
+    return worksheets.replace_given(markdown, path=page.path, block=page.block)
 
 
 def _exercises(markdown: str, page: PageContext) -> str:
     return exercise.replace_exercises(
-        markdown, page=page.path, inline=page.inline, block=page.block
+        markdown, path=page.path, inline=page.inline, block=page.block
     )
 
 
 def _quizzes(markdown: str, page: PageContext) -> str:
-    return quiz.replace_quizzes(markdown, page=page.uri, inline=page.inline)
+    return quiz.replace_quizzes(markdown, uri=page.uri, inline=page.inline)
 
 
 # -- the declarations ---------------------------------------------------------

@@ -17,6 +17,7 @@ here into it, and from there into the libraries.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import os
@@ -28,11 +29,11 @@ from typing import TYPE_CHECKING, Literal
 
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
-from mkdocs.exceptions import Abort
+from mkdocs.exceptions import Abort, PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
 if TYPE_CHECKING:  # for annotations only: the build is imported afresh for each build
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from mkdocs.config.defaults import MkDocsConfig
     from mkdocs.livereload import LiveReloadServer
@@ -43,6 +44,24 @@ if TYPE_CHECKING:  # for annotations only: the build is imported afresh for each
     from attention_by_hand.book.build import BookBuild
 
 PACKAGE = "attention_by_hand"
+
+
+@contextlib.contextmanager
+def book_errors_stop_the_build() -> Iterator[None]:
+    """Raise a book error as MkDocs' ``PluginError``, with the same message.
+
+    The libraries know nothing of MkDocs: a mistake in the book's sources is
+    a :class:`~attention_by_hand.book.errors.BookError`, which names its file
+    and line. MkDocs stops a build with a message alone, no traceback, for
+    its own error only; this is the one place that turns the one into the
+    other. The class is this build's (the libraries are imported afresh).
+    """
+    from attention_by_hand.book.errors import BookError
+
+    try:
+        yield
+    except BookError as error:
+        raise PluginError(str(error)) from None
 
 
 class BookConfig(Config):
@@ -111,7 +130,8 @@ class BookPlugin(BasePlugin[BookConfig]):
         self.build = BookBuild(
             sources_file=self.config.sources, lessons_dir=self.config.lessons, serving=self.serving
         )
-        return self.build.on_config(config)
+        with book_errors_stop_the_build():
+            return self.build.on_config(config)
 
     def on_serve(
         self, server: LiveReloadServer, /, *, config: MkDocsConfig, builder: Callable[..., None]
@@ -135,37 +155,45 @@ class BookPlugin(BasePlugin[BookConfig]):
     # -- the build's steps (attention_by_hand.book.build) -------------------
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
-        return self.steps().on_files(files, config=config)
+        with book_errors_stop_the_build():
+            return self.steps().on_files(files, config=config)
 
     def on_nav(self, nav: Navigation, *, config: MkDocsConfig, files: Files) -> Navigation:
-        return self.steps().on_nav(nav, config=config, files=files)
+        with book_errors_stop_the_build():
+            return self.steps().on_nav(nav, config=config, files=files)
 
     def on_pre_page(self, page: Page, *, config: MkDocsConfig, files: Files) -> Page:
-        return self.steps().on_pre_page(page, config=config, files=files)
+        with book_errors_stop_the_build():
+            return self.steps().on_pre_page(page, config=config, files=files)
 
     def on_page_markdown(
         self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files
     ) -> str:
-        return self.steps().on_page_markdown(markdown, page=page, config=config, files=files)
+        with book_errors_stop_the_build():
+            return self.steps().on_page_markdown(markdown, page=page, config=config, files=files)
 
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-        return self.steps().on_page_content(html, page=page, config=config, files=files)
+        with book_errors_stop_the_build():
+            return self.steps().on_page_content(html, page=page, config=config, files=files)
 
     @event_priority(-100)  # last: the policy hashes the page's final inline scripts
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
-        return self.steps().on_post_page(output, page=page, config=config)
+        with book_errors_stop_the_build():
+            return self.steps().on_post_page(output, page=page, config=config)
 
     @event_priority(-100)
     def on_post_template(
         self, output_content: str, *, template_name: str, config: MkDocsConfig
     ) -> str:
-        return self.steps().on_post_template(
-            output_content, template_name=template_name, config=config
-        )
+        with book_errors_stop_the_build():
+            return self.steps().on_post_template(
+                output_content, template_name=template_name, config=config
+            )
 
     @event_priority(-100)  # after every other plugin has written its files
     def on_post_build(self, *, config: MkDocsConfig) -> None:
-        self.steps().on_post_build(config=config)
+        with book_errors_stop_the_build():
+            self.steps().on_post_build(config=config)
 
     def on_build_error(self, *, error: Exception) -> None:
         if self.build is not None:

@@ -45,6 +45,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from attention_by_hand.book.demo_html import plain_number
 from attention_by_hand.book.markers import replace_named_markers
 from attention_by_hand.precision import FORMATS, attention_in, round_to, softmax_in
 
@@ -477,19 +478,19 @@ SWITCHES: Mapping[str, SwitchSpec] = MappingProxyType({spec.name: spec for spec 
 
 
 def replace_precision_markers(
-    markdown: str, *, page: str, switches: Mapping[str, SwitchSpec] = SWITCHES
+    markdown: str, *, uri: str, switches: Mapping[str, SwitchSpec] = SWITCHES
 ) -> str:
     """Replace each ``[[precision: name]]`` line of a page with the switch's HTML.
 
     Raises
     ------
-    PluginError
+    BookError
         For an unknown name, naming the page, the switch and the known ones.
     """
     return replace_named_markers(
         "precision",
         markdown,
-        page=page,
+        uri=uri,
         known=switches,
         registry=REGISTRY_FILE,
         render=render_switch,
@@ -575,7 +576,7 @@ def _inputs_html(spec: SwitchSpec, uid: str) -> str:
     for j, (text, row, off) in enumerate(zip(spec.scores, spec.values, spec.blocked, strict=True)):
         values = "".join(
             f'<td><input type="number" class="abh-demo-input" id="{uid}-v-{j}-{c}" '
-            f'data-input="v-{j}-{c}" value="{_plain(x)}" step="any" min="{-LIMIT:g}" '
+            f'data-input="v-{j}-{c}" value="{plain_number(x)}" step="any" min="{-LIMIT:g}" '
             f'max="{LIMIT:g}" readonly aria-label="value of key {j}, coordinate {c + 1}"></td>'
             for c, x in enumerate(row)
         )
@@ -681,8 +682,3 @@ def _cell(name: str, x: float, tag: str = "", bad: bool = False) -> str:
 def _number(name: str, x: float, bad: bool = False) -> str:
     cls = "abh-n abh-bad" if bad else "abh-n"
     return f'<span class="{cls}" data-cell="{name}" data-value="{x!r}">{show(x)}</span>'
-
-
-def _plain(x: float) -> str:
-    x = float(x)
-    return str(int(x)) if x == int(x) else repr(x)

@@ -88,6 +88,7 @@ from sybil.evaluators.python import PythonEvaluator
 from sybil.parsers.markdown import ClearNamespaceParser, CodeBlockParser, SkipParser
 from sybil.region import Lexeme
 
+from attention_by_hand.book.errors import ClaimError, PageError
 from attention_by_hand.book.output import OUTPUT_LANGUAGE, output_mismatch
 
 __all__ = [
@@ -142,10 +143,6 @@ NUMBER = re.compile(
 )
 _PERCENT = re.compile(r"[ \t]?(?:%|percent\b)")
 _EXAMPLE_KEY = "__example__"
-
-
-class ClaimError(AssertionError):
-    """A number in the prose does not match the check or the computation."""
 
 
 @dataclass(frozen=True)
@@ -328,11 +325,11 @@ class PythonBlockParser(CodeBlockParser):
     def __call__(self, document: Document) -> Iterable[Region]:
         opened = unclosed_invisible_block(document.text)
         if opened is not None:
-            raise ValueError(unclosed_invisible_block_message(_shown_path(document.path), opened))
+            raise PageError(unclosed_invisible_block_message(_shown_path(document.path), opened))
         regions = self.blocks(document)
         runaway = _first_overlap(document.text, regions)
         if runaway is not None:
-            raise ValueError(runaway_fence_message(_shown_path(document.path), *runaway))
+            raise PageError(runaway_fence_message(_shown_path(document.path), *runaway))
         return regions
 
     def blocks(self, document: Document) -> list[Region]:

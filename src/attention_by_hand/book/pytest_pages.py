@@ -10,8 +10,8 @@ Sybil's items: every Python block of the page, its ``claim()`` checks and
 its shown output (:func:`attention_by_hand.book.prose.page_parsers`). Every
 ``>>>`` example of the docstrings under ``src/`` runs too.
 
-A mistake in a page (:data:`~attention_by_hand.book.page_check.BOOK_ERRORS`)
-is reported as its message alone, which names the file and the line, and
+A mistake in a page (:class:`~attention_by_hand.book.errors.BookError`,
+which the libraries raise) is reported as its message alone, which names the file and the line, and
 the summary line shows that message. Any other error of a Python block is
 reported in a few lines too (:func:`block_error_message`): the file's line
 of the statement that failed, the statement (for a syntax error, the line
@@ -42,7 +42,8 @@ from sybil import Sybil
 from sybil.integration.pytest import SybilFile, SybilItem
 from sybil.parsers.rest import DocTestParser
 
-from attention_by_hand.book.page_check import BOOK_ERRORS, Book, check_page, read_book
+from attention_by_hand.book.errors import BookError
+from attention_by_hand.book.page_check import Book, check_page, read_book
 from attention_by_hand.book.prose import (
     page_parsers,
     runaway_fence,
@@ -113,7 +114,7 @@ class ShortReport(pytest.Item):
 
     def short_message(self, error: BaseException) -> str | None:
         """The report of `error`, if it is one to show alone."""
-        return str(error) if isinstance(error, BOOK_ERRORS) else None
+        return str(error) if isinstance(error, BookError) else None
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         message = None if self.long_report() else self.short_message(excinfo.value)

@@ -43,8 +43,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import markdown
-from mkdocs.exceptions import PluginError
 
+from attention_by_hand.book.errors import QuizError, quoted
 from attention_by_hand.book.fences import FencedBlock, fenced_blocks, near_miss_fences
 
 __all__ = [
@@ -74,22 +74,8 @@ QUESTION = re.compile(r"^\?[ \t]+(?P<text>\S.*)$")
 CHOICE = re.compile(r"^-[ \t]+\[(?P<mark>[ xX])\][ \t]+(?P<text>\S.*)$")
 EXPLANATION = re.compile(r"^[ \t]+>[ \t]?(?P<text>.*)$")
 CONTINUATION = re.compile(r"^(?: {2,}|\t)[ \t]*(?P<text>[^\s>].*)$")
-
-
-class QuizError(ValueError):
-    """A quiz block that does not follow the syntax; the message names the question.
-
-    Attributes
-    ----------
-    line : int
-        The line of the block (from 1, the line after the opening fence) that
-        is wrong: the stray line, the question, or the choice; 0 for the
-        opening fence itself (a block without questions).
-    """
-
-    def __init__(self, message: str, line: int) -> None:
-        super().__init__(message)
-        self.line = line
+#: The most characters of a question or a choice that a message quotes.
+SHOWN = 70
 
 
 @dataclass(frozen=True)
@@ -148,14 +134,14 @@ def quiz_blocks(markdown: str) -> list[FencedBlock]:
     return [block for block in fenced_blocks(markdown) if is_quiz_info(block.info)]
 
 
-def replace_quizzes(markdown: str, *, page: str, inline: Callable[[str], str] = html.escape) -> str:
+def replace_quizzes(markdown: str, *, uri: str, inline: Callable[[str], str] = html.escape) -> str:
     """Replace each ```` ```quiz ```` block of a page with the quiz's HTML.
 
     Parameters
     ----------
     markdown : str
         The page's Markdown.
-    page : str
+    uri : str
         The page's path under ``docs/``, for messages.
     inline : callable, optional
         Turns inline Markdown into HTML (:func:`inline_markdown`). Default:
@@ -163,20 +149,20 @@ def replace_quizzes(markdown: str, *, page: str, inline: Callable[[str], str] = 
 
     Raises
     ------
-    PluginError
+    QuizError
         For a malformed or unclosed quiz, naming the page, the quiz and the
-        question. (The build checks every quiz on the source as written first,
+        question (its line is the line in `markdown`). (The build checks every quiz on the source as written first,
         with the line in the file: :func:`check_quizzes`.)
     """
     out, at = [], 0
     for n_quiz, block in enumerate(quiz_blocks(markdown), start=1):
-        where = f"{page}: quiz {n_quiz}"
+        where = f"{uri}: quiz {n_quiz}"
         if not block.closed:
-            raise PluginError(f"{where}: {_never_closed(block)}")
+            raise QuizError(f"{where}: {_never_closed(block)}", block.line)
         try:
             questions = parse_quiz("\n".join(block.body))
         except QuizError as error:
-            raise PluginError(f"{where}: {error}") from None
+            raise QuizError(f"{where}: {error}", block.line + error.line) from None
         rendered = render_quiz(questions, f"quiz-{n_quiz}", inline)
         out.append(markdown[at : block.start])
         out.append("\n" + "".join(f"{block.indent}{row}\n" for row in rendered.splitlines()))
@@ -201,25 +187,27 @@ def check_quizzes(markdown: str, path: str) -> None:
 
     Raises
     ------
-    PluginError
+    QuizError
         ``<path>, line <n>: ...``: a fence that looks like a misspelled
         ```` ```quiz ```` (:func:`near_miss_quiz_fences`), a quiz never closed,
         or one that does not follow the syntax (:func:`parse_quiz`).
     """
     for line, fence in near_miss_quiz_fences(markdown):
-        raise PluginError(
-            f"{path}, line {line}: '{fence}' looks like a misspelled quiz fence, which would "
-            "show the answers as code; write ```quiz (nothing after it) to make a quiz, or "
-            "give the code block another language"
+        raise QuizError.at(
+            path,
+            line,
+            f"'{fence}' looks like a misspelled quiz fence, which would show the answers as "
+            "code; write ```quiz (nothing after it) to make a quiz, or give the code block "
+            "another language",
         )
     for number, block in enumerate(quiz_blocks(markdown), start=1):
         if not block.closed:
-            raise PluginError(f"{path}, line {block.line}: quiz {number}: {_never_closed(block)}")
+            raise QuizError.at(path, block.line, f"quiz {number}: {_never_closed(block)}")
         try:
             parse_quiz("\n".join(block.body))
         except QuizError as error:
             line = block.line + error.line
-            raise PluginError(f"{path}, line {line}: quiz {number}: {error}") from None
+            raise QuizError.at(path, line, f"quiz {number}: {error}") from None
 
 
 def _never_closed(block: FencedBlock) -> str:
@@ -391,7 +379,7 @@ def parse_quiz(source: str) -> list[Question]:
         for m, c in enumerate(choices, start=1):
             if not " ".join(c["why"]).strip():
                 raise QuizError(
-                    f"{name}, choice {m} ({_short(c['text'])}) has no explanation; add an "
+                    f"{name}, choice {m} ({quoted(c['text'], SHOWN)}) has no explanation; add an "
                     "indented '> why it is right or wrong' line under it",
                     c["line"],
                 )
@@ -407,11 +395,7 @@ def parse_quiz(source: str) -> list[Question]:
 
 
 def _name(drafts: list[dict[str, Any]]) -> str:
-    return f"question {len(drafts)} ({_short(drafts[-1]['text'])})"
-
-
-def _short(text: str, limit: int = 70) -> str:
-    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+    return f"question {len(drafts)} ({quoted(drafts[-1]['text'], SHOWN)})"
 
 
 # ---------------------------------------------------------------------------

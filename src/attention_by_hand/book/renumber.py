@@ -31,13 +31,13 @@ __all__ = ["main", "renumbered"]
 
 
 def renumbered(
-    page: str, text: str, nav_lessons: Sequence[str]
+    uri: str, text: str, nav_lessons: Sequence[str]
 ) -> tuple[str, list[tuple[int, int, int]]]:
     """`text` with each link to a lesson numbered as the nav numbers that lesson.
 
     Parameters
     ----------
-    page : str
+    uri : str
         The page's path relative to ``docs/``, e.g. ``lessons/x.md``.
     text : str
         Its Markdown.
@@ -68,7 +68,7 @@ def renumbered(
         if ref.link is None or ref.target is None or per_link[ref.link] != 1:
             continue
         linked = posixpath.normpath(
-            posixpath.join(posixpath.dirname(page), ref.target.split("#")[0])
+            posixpath.join(posixpath.dirname(uri), ref.target.split("#")[0])
         )
         if linked not in nav_lessons:
             continue

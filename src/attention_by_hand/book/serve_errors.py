@@ -143,9 +143,10 @@ def html_pages(site: Path) -> list[Path]:
     return sorted(path.relative_to(site) for path in site.rglob("*.html"))
 
 
-def write_error_pages(site: Path, pages: list[Path], page: str) -> None:
-    """Write `page` at each of `pages` (relative to `site`) and as the server's 404 page."""
+def write_error_pages(site: Path, pages: list[Path], html_text: str) -> None:
+    """Write the error page `html_text` at each of `pages` (relative to `site`) and as the
+    server's 404 page."""
     for relative in {*pages, Path(NOT_FOUND)}:
         target = site / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(page, encoding="utf-8")
+        target.write_text(html_text, encoding="utf-8")

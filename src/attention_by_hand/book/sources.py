@@ -16,7 +16,7 @@ The sources page
     A line ``[[sources: all]]`` shows every source, each with the pages that
     cite it, linked, in the order of the navigation.
 
-The build stops with a :class:`~mkdocs.exceptions.PluginError` that names
+The build stops with a :class:`~attention_by_hand.book.errors.BookError` that names
 the page, the source and the field when the data file is malformed, a page
 cites an unknown id, a page has ``[[sources]]`` without ``sources:`` (or the
 other way round), or a source is cited by no page. A page's own problems
@@ -36,13 +36,13 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from mkdocs.exceptions import PluginError
-from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
+from attention_by_hand.book.errors import BookError
 from attention_by_hand.book.fences import replace_outside_fences, split_fences
 from attention_by_hand.book.markers import SOURCES_LINE
 from attention_by_hand.book.pages import page_title
+from attention_by_hand.book.urls import relative_url
 
 #: Where the record of sources lives, relative to ``docs_dir``.
 DATA_FILE = "sources.yml"
@@ -142,7 +142,7 @@ class Citations:
 def replace_source_markers(
     markdown: str,
     *,
-    page: str,
+    uri: str,
     page_url: str,
     sources: Mapping[str, Source],
     citations: Citations,
@@ -155,7 +155,7 @@ def replace_source_markers(
     ----------
     markdown : str
         The page's Markdown.
-    page, page_url : str
+    uri, page_url : str
         The page's path under ``docs/`` and its URL.
     sources : mapping of str to Source
         The record of sources (:func:`load_sources`).
@@ -168,16 +168,16 @@ def replace_source_markers(
         citing pages of each source in this order.
     """
 
-    def reading_order(uri: str) -> tuple[int, str]:
-        return (nav_order.index(uri) if uri in nav_order else len(nav_order), uri)
+    def reading_order(citing: str) -> tuple[int, str]:
+        return (nav_order.index(citing) if citing in nav_order else len(nav_order), citing)
 
     def sources_html(match: re.Match[str]) -> str:
         if match["arg"] is None:
-            return render_page_list([sources[i] for i in citations.by_page[page]])
+            return render_page_list([sources[i] for i in citations.by_page[uri]])
         links = {
             source_id: [
-                (citations.titles[uri], get_relative_url(page_urls[uri], page_url))
-                for uri in sorted(uris, key=reading_order)
+                (citations.titles[citing], relative_url(page_urls[citing], page_url))
+                for citing in sorted(uris, key=reading_order)
             ]
             for source_id, uris in citations.cited_by.items()
         }
@@ -191,12 +191,12 @@ def replace_source_markers(
 # ---------------------------------------------------------------------------
 
 
-def load_sources(path: Path, *, today: dt.date | None = None) -> dict[str, Source]:
+def load_sources(file: Path, *, today: dt.date | None = None) -> dict[str, Source]:
     """Read and check the record of sources.
 
     Parameters
     ----------
-    path : pathlib.Path
+    file : pathlib.Path
         The YAML file: a list of mappings with the fields in :data:`FIELDS`.
     today : datetime.date, optional
         The build date (:func:`build_date`); no date may be after it.
@@ -208,21 +208,21 @@ def load_sources(path: Path, *, today: dt.date | None = None) -> dict[str, Sourc
 
     Raises
     ------
-    PluginError
+    BookError
         If the file is missing or is not valid YAML, or if any entry is
         malformed; the message names the file, the source and every problem.
     """
-    name = path.name
+    name = file.name
     try:
-        text = path.read_text(encoding="utf-8")
+        text = file.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise PluginError(
-            f"{name}: the record of sources is missing; expected it at {path}"
+        raise BookError(
+            f"{name}: the record of sources is missing; expected it at {file}"
         ) from None
     try:
         data = yaml.load(text, Loader=YAML_LOADER)
     except yaml.YAMLError as error:
-        raise PluginError(f"{name}: not valid YAML ({_quoting(text, error)})") from error
+        raise BookError(f"{name}: not valid YAML ({_quoting(text, error)})") from error
     return parse_sources(data, name=name, today=today)
 
 
@@ -256,11 +256,11 @@ def parse_sources(
 
     Raises
     ------
-    PluginError
+    BookError
         Listing every problem found, each naming the source and the field.
     """
     if not isinstance(data, list) or not data:
-        raise PluginError(
+        raise BookError(
             f"{name}: expected a non-empty list of sources (each a mapping with the fields "
             f"{', '.join(FIELDS)}); got {type(data).__name__}"
         )
@@ -283,7 +283,7 @@ def parse_sources(
             continue
         sources[source.id] = source
     if problems:
-        raise PluginError(f"{name} has problems:\n  - " + "\n  - ".join(problems))
+        raise BookError(f"{name} has problems:\n  - " + "\n  - ".join(problems))
     return sources
 
 
@@ -323,7 +323,7 @@ def check_citations(
 
     Raises
     ------
-    PluginError
+    BookError
         Listing every problem, each with its file and line
         (:func:`page_citation_problems`), and any source that no page cites.
         While some page cites an unknown id, an uncited source is not
@@ -354,7 +354,7 @@ def check_citations(
                 f"{docs_dir}/{DATA_FILE}"
             )
     if problems:
-        raise PluginError("Sources: the build stops here:\n  - " + "\n  - ".join(problems))
+        raise BookError("Sources: the build stops here:\n  - " + "\n  - ".join(problems))
     return Citations(by_page=by_page, cited_by=cited_by, titles=titles)
 
 

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from attention_by_hand.book.demo_html import plain_number
 from attention_by_hand.book.markers import replace_named_markers
 from attention_by_hand.figures import format_number
 from attention_by_hand.online import OnlineStep, online_attention_steps
@@ -159,19 +160,19 @@ STEPPERS: Mapping[str, StepperSpec] = MappingProxyType({spec.name: spec for spec
 
 
 def replace_stepper_markers(
-    markdown: str, *, page: str, steppers: Mapping[str, StepperSpec] = STEPPERS
+    markdown: str, *, uri: str, steppers: Mapping[str, StepperSpec] = STEPPERS
 ) -> str:
     """Replace each ``[[stepper: name]]`` line of a page with the stepper's HTML.
 
     Raises
     ------
-    PluginError
+    BookError
         For an unknown stepper name, naming the page, the stepper and the known ones.
     """
     return replace_named_markers(
         "stepper",
         markdown,
-        page=page,
+        uri=uri,
         known=steppers,
         registry=REGISTRY_FILE,
         render=render_stepper,
@@ -285,7 +286,7 @@ def _inputs_html(spec: StepperSpec, uid: str) -> str:
         f'aria-label="score of key {j}"></td>'
         + "".join(
             f'<td><input type="number" class="abh-demo-input" id="{uid}-v-{j}-{c}" '
-            f'data-input="v-{j}-{c}" value="{_plain(x)}" step="any" min="{-LIMIT:g}" '
+            f'data-input="v-{j}-{c}" value="{plain_number(x)}" step="any" min="{-LIMIT:g}" '
             f'max="{LIMIT:g}" readonly aria-label="value of key {j}, coordinate {c + 1}"></td>'
             for c, x in enumerate(row)
         )
@@ -346,7 +347,7 @@ def _row_html(b: int, row: dict[str, Any], d_v: int) -> str:
     elif row["new_max"]:
         tag = ' <span class="abh-tag">new maximum</span>'
     factor = (
-        f'<td class="abh-num" data-cell="factor-{b}" data-value="{_plain(row["factor"])}">'
+        f'<td class="abh-num" data-cell="factor-{b}" data-value="{plain_number(row["factor"])}">'
         f'<span class="abh-n">{_show(row["factor"])}</span>{tag}</td>'
     )
     cls = ' class="abh-new-max"' if row["new_max"] else ""
@@ -402,8 +403,3 @@ def _show(x: float) -> str:
         if float(text) == 0:
             text = "0.000"
     return text.replace("-", MINUS)
-
-
-def _plain(x: float) -> str:
-    x = float(x)
-    return str(int(x)) if x == int(x) else repr(x)

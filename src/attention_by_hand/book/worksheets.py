@@ -313,15 +313,17 @@ def render_given(text: str, *, block: Callable[[str], str] = html.escape) -> str
     )
 
 
-def replace_given(markdown: str, *, page: str, block: Callable[[str], str] = html.escape) -> str:
+def replace_given(markdown: str, *, path: str, block: Callable[[str], str] = html.escape) -> str:
     """Replace the page's ```` ```given ```` block with its HTML (:func:`render_given`).
+
+    `path` is the page's path from the repository root, for messages.
 
     Raises
     ------
     ExerciseError
         As :func:`page_given` does.
     """
-    given = page_given(markdown, page)
+    given = page_given(markdown, path)
     if given is None:
         return markdown
     rendered = render_given(given.text, block=block)
