@@ -129,7 +129,7 @@
    * arrows from the origin, the weighted shares head to tail, the output
    * arrow, and the same axis limits (the points' range, padded by a quarter,
    * three quarters more on the right) at equal scale on both axes. Colours
-   * come from classes in interactive.css: no style attribute is written. */
+   * come from classes in widgets.css: no style attribute is written. */
 
   var SVG_NS = "http://www.w3.org/2000/svg";
 

@@ -190,7 +190,7 @@ class BookBuild:
             files.append(File.generated(config, path, content=svg))
         # 7. the book's own scripts and styles, minified on their way into the site
         scripts, styles = parts.declared_assets()
-        for uri in sorted(scripts | styles):
+        for uri in sorted(scripts | styles | {parts.SEARCH_LOADER}):
             asset = files.get_file_from_path(uri)
             if asset is not None:
                 files.remove(asset)

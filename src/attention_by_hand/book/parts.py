@@ -226,6 +226,10 @@ FRAME = Part(
     styles=("stylesheets/book.css", "stylesheets/interactive.css"),
 )
 
+#: The script that holds back the search index until the reader searches
+#: (overrides/main.html loads it on every page, before the theme's bundle).
+SEARCH_LOADER = "assets/javascripts/lazy-search.js"
+
 #: Every part, in the order the build renders them (the data a page's
 #: exercises share comes before the exercises, whose check reads it).
 PARTS: tuple[Part, ...] = (
@@ -244,6 +248,7 @@ PARTS: tuple[Part, ...] = (
         class_mark("abh-demo-data"),
         _demos,
         scripts=("javascripts/demo.js",),
+        styles=("stylesheets/widgets.css",),
         names=demos.DEMOS,
         registry_file=demo_html.REGISTRY_FILE,
     ),
@@ -253,6 +258,7 @@ PARTS: tuple[Part, ...] = (
         class_mark("abh-stepper-data"),
         _steppers,
         scripts=("javascripts/stepper.js",),
+        styles=("stylesheets/widgets.css",),
         names=stepper_html.STEPPERS,
         registry_file=stepper_html.REGISTRY_FILE,
     ),
@@ -262,6 +268,7 @@ PARTS: tuple[Part, ...] = (
         class_mark("abh-calculator-data"),
         _calculators,
         scripts=("javascripts/calculator.js",),
+        styles=("stylesheets/widgets.css",),
         names=calculator_html.CALCULATORS,
         registry_file=calculator_html.REGISTRY_FILE,
     ),
@@ -271,6 +278,7 @@ PARTS: tuple[Part, ...] = (
         class_mark("abh-config-data"),
         _readers,
         scripts=("javascripts/configuration.js",),
+        styles=("stylesheets/widgets.css",),
         names=configuration_html.READERS,
         registry_file=configuration_html.REGISTRY_FILE,
     ),
@@ -280,6 +288,7 @@ PARTS: tuple[Part, ...] = (
         class_mark("abh-precision-data"),
         _switches,
         scripts=("javascripts/precision.js",),
+        styles=("stylesheets/widgets.css",),
         names=precision_html.SWITCHES,
         registry_file=precision_html.REGISTRY_FILE,
     ),
@@ -289,6 +298,7 @@ PARTS: tuple[Part, ...] = (
         class_mark("abh-model-data"),
         _models,
         scripts=("javascripts/tiny-model.js",),
+        styles=("stylesheets/widgets.css",),
         names=model_demo_html.MODEL_DEMOS,
         registry_file=model_demo_html.REGISTRY_FILE,
     ),
