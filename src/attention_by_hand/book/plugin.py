@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # for annotations only: the plugin imports the libraries afre
     from mkdocs.livereload import LiveReloadServer
 
     from attention_by_hand.book.build_cache import BuildCache
+    from attention_by_hand.book.page_model import PageModel
     from attention_by_hand.book.sources import Citations, Source
 
 PACKAGE = "attention_by_hand"
@@ -84,6 +85,7 @@ class Libraries:
     sources: ModuleType  # the record of sources, [[sources]] as HTML
     lessons: ModuleType  # the lesson template check, the "Next" link, the source revision
     page_check: ModuleType  # the checks of a page's source as written (and pytest's page check)
+    page_model: ModuleType  # a page's source, read once: front matter, blocks, quizzes, exercises
     pages: ModuleType  # page titles and front matter
     prose: ModuleType  # the Sybil syntax of invisible blocks (and claim())
     notebook: ModuleType  # the notebook page, offline and light, and its .ipynb
@@ -121,6 +123,7 @@ class BookPlugin(BasePlugin[BookConfig]):
         self.sources: dict[str, Source] = {}
         self.citations: Citations | None = None
         self.page_urls: dict[str, str] = {}
+        self.page_models: dict[str, PageModel] = {}  # each Markdown page of docs/, read once
         self.worksheet_lessons: dict[str, str] = {}  # worksheet page -> its lesson
         self.lesson_sheets: list[Any] | None = None  # the lessons' exercises, read once a build
         self.nav_order: list[str] = []
@@ -208,10 +211,11 @@ class BookPlugin(BasePlugin[BookConfig]):
         come first, so that their errors do not wait for a notebook.
         """
         lib = self.lib
-        # 1. what MkDocs would pass over silently, on the source as written
+        # 1. each page read once; what MkDocs would pass over silently, on the source as written
+        self.page_models = {}
         for file in files.documentation_pages():
             if file.src_uri.endswith(".md"):
-                self._check_source(file, config)
+                self.page_models[file.src_uri] = self._check_source(file, config)
         # 2. the record of sources, and who cites what; the record is not published
         self.sources = lib.sources.load_sources(Path(config.docs_dir) / self.config.sources)
         markdown_pages = {
@@ -290,6 +294,10 @@ class BookPlugin(BasePlugin[BookConfig]):
         lib, uri = self.lib, page.file.src_uri
         if lib.worksheets.is_generated(uri):
             return self._worksheet_page(page, config, files)
+        inline, block = self._markdown_converters(page, config, files)
+        model = self.page_models.get(uri)
+        if model is not None:  # the given block, the exercises, the quizzes, where they were read
+            markdown = lib.page_model.render_blocks(markdown, model, inline=inline, block=block)
         markdown = lib.figure_pages.replace_figure_markers(
             markdown,
             page=uri,
@@ -300,7 +308,6 @@ class BookPlugin(BasePlugin[BookConfig]):
         )
         if lib.lessons.is_lesson(uri, self.config.lessons):
             markdown = self._check_lesson(markdown, page, config, files)
-            markdown = lib.worksheets.add_print_link(markdown, lesson_uri=uri)
         markdown = lib.sources.replace_source_markers(
             markdown,
             page=uri,
@@ -331,17 +338,7 @@ class BookPlugin(BasePlugin[BookConfig]):
             demos=lib.model_demo_html.MODEL_DEMOS,
             model=lib.trained_models.book_model,
         )
-        inline, block = self._markdown_converters(page, config, files)
-        source = self._source_path(page.file, config)
-        try:
-            # the exercises' data first: its check reads the page's exercise fences
-            markdown = lib.worksheets.replace_given(markdown, page=source, block=block)
-            markdown = lib.exercise.replace_exercises(
-                markdown, page=source, inline=inline, block=block
-            )
-        except lib.exercise.ExerciseError as error:  # checked in _check_source already
-            raise PluginError(str(error)) from None
-        return str(lib.quiz.replace_quizzes(markdown, page=uri, inline=inline))
+        return str(markdown)
 
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         """No comments; stop on a marker nothing understood; maths as MathML; the notebook cleaned.
@@ -597,18 +594,21 @@ class BookPlugin(BasePlugin[BookConfig]):
         root = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
         return os.path.relpath(file.abs_src_path, root).replace(os.sep, "/")
 
-    def _check_source(self, file: File, config: MkDocsConfig) -> None:
-        """Stop on mistakes MkDocs would pass over silently, naming the file and its line.
+    def _check_source(self, file: File, config: MkDocsConfig) -> PageModel:
+        """Read the page once; stop on mistakes MkDocs would pass over silently, naming the
+        file and its line.
 
         The page check's first step (:func:`page_check.check_source`), on the
         source as written, before anything reads the page: so each is the
         first and only message, with the line in the file.
         """
-        self.lib.page_check.check_source(
+        model: PageModel = self.lib.page_check.check_source(
             file.content_string,
             self._source_path(file, config),
             lesson=self.lib.lessons.is_lesson(file.src_uri, self.config.lessons),
+            uri=file.src_uri,
         )
+        return model
 
     def _check_lesson_numbers(self, config: MkDocsConfig, files: Files) -> None:
         """Every ``lesson N`` of the book must name the N-th lesson of the nav (as the page
@@ -656,16 +656,17 @@ class BookPlugin(BasePlugin[BookConfig]):
         The pages exist only in the build; their bodies are made in
         on_page_markdown (:meth:`_worksheet_page`), from the lessons' blocks.
         """
-        worksheets, pages = self.lib.worksheets, self.lib.pages
+        worksheets = self.lib.worksheets
         self.worksheet_lessons = {}
         self.lesson_sheets = None
         for file in list(files.documentation_pages()):
             uri = file.src_uri
             if not self.lib.lessons.is_lesson(uri, self.config.lessons):
                 continue
-            if not self.lib.exercise.exercise_blocks(file.content_string):
+            model = self.page_models[uri]
+            if not model.exercises:
                 continue
-            title = pages.page_title(uri, file.content_string)
+            title = model.title()
             sheet = worksheets.worksheet_uri(uri)
             self.worksheet_lessons[sheet] = uri
             content = worksheets.front_matter(
@@ -702,19 +703,14 @@ class BookPlugin(BasePlugin[BookConfig]):
         for number, lesson in enumerate(lessons, start=1):
             if lesson not in self.worksheet_lessons.values():
                 continue
-            file = files.get_file_from_path(lesson)
-            if file is None:
-                continue
-            path = self._source_path(file, config)
-            found = self.lib.exercise.page_exercises(file.content_string, path)
-            given = worksheets.page_given(file.content_string, path)
+            model = self.page_models[lesson]
             sheets.append(
                 worksheets.LessonSheet(
                     lesson,
                     self.page_titles[lesson],
                     number,
-                    tuple(found),
-                    given=None if given is None else given.text,
+                    model.exercises,
+                    given=None if model.given is None else model.given.text,
                 )
             )
         self.lesson_sheets = sheets
@@ -722,14 +718,11 @@ class BookPlugin(BasePlugin[BookConfig]):
 
     def _check_lesson(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """The lesson template check, then the "Next" button from `next:`."""
+        model = self.page_models[page.file.src_uri]
+        self.lib.lessons.check_lesson(model, page_uris=self.page_titles.keys())
         return str(
-            self.lib.lessons.checked_lesson(
-                markdown,
-                page.meta or {},
-                source=page.file.content_string,
-                page=page.file.src_uri,
-                source_path=self._source_path(page.file, config),
-                titles=self.page_titles,
+            self.lib.lessons.with_next_button(
+                markdown, model.meta, page=model.uri, titles=self.page_titles
             )
         )
 

@@ -38,11 +38,10 @@ from typing import Any
 import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
-from mkdocs.utils.meta import get_data
 
 from attention_by_hand.book.fences import replace_outside_fences, split_fences
 from attention_by_hand.book.markers import SOURCES_LINE
-from attention_by_hand.book.pages import page_title
+from attention_by_hand.book.pages import get_data, page_title
 
 #: Where the record of sources lives, relative to ``docs_dir``.
 DATA_FILE = "sources.yml"
