@@ -124,6 +124,10 @@ class BookPlugin(BasePlugin[BookConfig]):
         self.citations: Citations | None = None
         self.page_urls: dict[str, str] = {}
         self.page_models: dict[str, PageModel] = {}  # each Markdown page of docs/, read once
+        # under `mkdocs serve`, the pages read by the last build, by what they were read from
+        # (a rebuild reads again only the pages that changed), for the source_digest below
+        self.read_pages: dict[tuple[str, str, bool, str], PageModel] = {}
+        self.read_digest = ""
         self.worksheet_lessons: dict[str, str] = {}  # worksheet page -> its lesson
         self.lesson_sheets: list[Any] | None = None  # the lessons' exercises, read once a build
         self.nav_order: list[str] = []
@@ -212,10 +216,14 @@ class BookPlugin(BasePlugin[BookConfig]):
         """
         lib = self.lib
         # 1. each page read once; what MkDocs would pass over silently, on the source as written
+        if self.read_digest != self.source_digest:  # the libraries changed: read every page
+            self.read_pages, self.read_digest = {}, self.source_digest
         self.page_models = {}
         for file in files.documentation_pages():
             if file.src_uri.endswith(".md"):
                 self.page_models[file.src_uri] = self._check_source(file, config)
+        read = {id(model) for model in self.page_models.values()}
+        self.read_pages = {key: m for key, m in self.read_pages.items() if id(m) in read}
         # 2. the record of sources, and who cites what; the record is not published
         self.sources = lib.sources.load_sources(Path(config.docs_dir) / self.config.sources)
         markdown_pages = {
@@ -602,12 +610,15 @@ class BookPlugin(BasePlugin[BookConfig]):
         source as written, before anything reads the page: so each is the
         first and only message, with the line in the file.
         """
-        model: PageModel = self.lib.page_check.check_source(
-            file.content_string,
-            self._source_path(file, config),
-            lesson=self.lib.lessons.is_lesson(file.src_uri, self.config.lessons),
-            uri=file.src_uri,
-        )
+        path = self._source_path(file, config)
+        lesson = self.lib.lessons.is_lesson(file.src_uri, self.config.lessons)
+        key = (file.src_uri, path, lesson, file.content_string)
+        model = self.read_pages.get(key)
+        if model is None:  # not read by the last build (of the same libraries) as it is now
+            model = self.lib.page_check.check_source(
+                file.content_string, path, lesson=lesson, uri=file.src_uri
+            )
+            self.read_pages[key] = model
         return model
 
     def _check_lesson_numbers(self, config: MkDocsConfig, files: Files) -> None:
