@@ -14,6 +14,7 @@ import collections
 import dataclasses
 import importlib
 import re
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
@@ -26,9 +27,9 @@ from sybil import Sybil
 from sybil.parsers.markdown import CodeBlockParser
 from sybil.parsers.markdown.lexers import DirectiveInHTMLCommentLexer
 
-from attention_by_hand.book import exercise, fences, page_check, pages, quiz
+from attention_by_hand.book import exercise, fences, lessons, page_check, pages, quiz
 from attention_by_hand.book import plugin as plugin_module
-from attention_by_hand.book.page_model import Marker, read_page
+from attention_by_hand.book.page_model import Marker, PageModel, read_page
 from attention_by_hand.book.prose import (
     INVISIBLE_BLOCK,
     invisible_blocks,
@@ -387,6 +388,14 @@ def test_a_build_parses_each_quiz_and_each_exercise_once(
 
     monkeypatch.setattr(quiz, "parse_quiz", counted_quiz)
     monkeypatch.setattr(exercise, "parse_exercise", counted_exercise)
+    checked: collections.Counter[str] = collections.Counter()
+    check_lesson = lessons.check_lesson
+
+    def counted_check(page: PageModel, *, page_uris: Collection[str]) -> None:
+        checked[page.uri] += 1
+        check_lesson(page, page_uris=page_uris)
+
+    monkeypatch.setattr(lessons, "check_lesson", counted_check)
     written: collections.Counter[tuple[str, str]] = collections.Counter()
     for page in PAGES:
         for block in fences.fenced_blocks(page.read_text(encoding="utf-8")):
@@ -412,3 +421,5 @@ def test_a_build_parses_each_quiz_and_each_exercise_once(
     assert sum(written.values()) > 50
     assert {kind for kind, _ in written} == {"quiz", "exercise"}
     assert parsed == written  # every block of the book, each once
+    # the one lesson-template check, which the page check calls too (_template)
+    assert checked == {uri: 1 for uri in page_check.read_book(ROOT).nav_lessons}

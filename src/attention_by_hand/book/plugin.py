@@ -298,7 +298,8 @@ class BookPlugin(BasePlugin[BookConfig]):
     def on_page_markdown(
         self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files
     ) -> str:
-        """Figures, the lesson check and its "Next" link, sources, demos, the model, exercises, quizzes."""
+        """The given block, exercises and quizzes (as read in on_files); figures, the lesson
+        check and its "Next" link, sources, demos, the model."""
         lib, uri = self.lib, page.file.src_uri
         if lib.worksheets.is_generated(uri):
             return self._worksheet_page(page, config, files)
