@@ -38,11 +38,10 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mkdocs.exceptions import PluginError
-from mkdocs.utils.meta import YAML_RE
 from sybil import Document
 
 from attention_by_hand.book.fences import split_fences
-from attention_by_hand.book.pages import front_matter_error
+from attention_by_hand.book.pages import YAML_RE, front_matter_error
 from attention_by_hand.book.prose import PythonBlockParser
 
 if TYPE_CHECKING:  # the page model reads lessons with this module's messages
