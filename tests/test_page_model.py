@@ -21,6 +21,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from mkdocs.exceptions import PluginError
+from mkdocs.utils import meta as mkdocs_meta
 from mkdocs.utils.meta import get_data as mkdocs_get_data
 from project import ROOT, require_tier
 from sybil import Sybil
@@ -76,6 +77,11 @@ TRICKY_FRONT_MATTER = [
 @pytest.mark.parametrize("text", TRICKY_FRONT_MATTER)
 def test_the_front_matter_is_read_as_mkdocs_reads_it(text: str) -> None:
     assert pages.get_data(text) == mkdocs_get_data(text)
+
+
+def test_the_front_matter_block_is_found_with_mkdocs_own_pattern() -> None:
+    assert pages.YAML_RE.pattern == mkdocs_meta.YAML_RE.pattern
+    assert pages.YAML_RE.flags == mkdocs_meta.YAML_RE.flags
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page.relative_to(DOCS).as_posix())
