@@ -28,13 +28,9 @@ BOOK = ROOT / "src/attention_by_hand/book"
 
 #: The modules that adapt MkDocs, and may import it.
 ADAPTERS = {"plugin", "build", "notebook", "serve_errors"}
-#: Modules that still import MkDocs for now: each reads front matter (or the page list)
-#: with MkDocs' own reader, which the page model replaces (issue 46, point 1).
-WAITING_FOR_THE_PAGE_MODEL = {
-    "pages",  # YAML_RE and get_data: a page's front matter, as MkDocs reads it
-    "page_check",  # get_data: a lesson's front matter for the template check
-    "sources",  # get_data: the `sources:` of a page's front matter
-}
+#: The page check reads the book's page list as the build does, with MkDocs' own
+#: reader of mkdocs.yml (page_check.read_book, inside the function): nothing else.
+PAGE_LIST = {"page_check"}
 
 
 def _imported_modules(tree: ast.AST) -> set[str]:
@@ -61,10 +57,10 @@ def test_only_the_adapters_import_mkdocs() -> None:
         for name, tree in _book_modules().items()
         if any(m == "mkdocs" or m.startswith("mkdocs.") for m in _imported_modules(tree))
     }
-    assert importing == ADAPTERS | WAITING_FOR_THE_PAGE_MODEL
+    assert importing == ADAPTERS | PAGE_LIST
 
 
-def test_a_page_check_imports_mkdocs_only_in_the_modules_still_waiting_for_the_page_model() -> None:
+def test_a_page_check_imports_mkdocs_only_to_read_the_page_list() -> None:
     """Every import statement that names ``mkdocs`` while a lesson's page check runs, by module.
 
     Every statement, not only the first to load a module: ``builtins.__import__``
@@ -105,7 +101,7 @@ print(json.dumps(sorted(importers)))
     others = [
         name for name in importers if name.split(".")[0] not in {"attention_by_hand", "mkdocs"}
     ]
-    assert book <= WAITING_FOR_THE_PAGE_MODEL, sorted(book)
+    assert book <= PAGE_LIST, sorted(book)
     assert not others, others
 
 

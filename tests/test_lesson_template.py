@@ -27,6 +27,7 @@ from mkdocs.utils.yaml import yaml_load
 from attention_by_hand.book import lessons, markers
 from attention_by_hand.book.errors import BookError
 from attention_by_hand.book.page_check import check_source
+from attention_by_hand.book.page_model import read_page
 from attention_by_hand.book.pages import page_title
 from attention_by_hand.book.prose import runaway_fence, unclosed_invisible_block
 
@@ -62,9 +63,9 @@ def _check(tmp_path: Path, text: str, uri: str = LESSON) -> str:
     page = Page(None, files.get_file_from_path(uri), config)
     page.read_source(config)
     titles = {name: page_title(name, content) for name, content in pages.items()}
-    return lessons.checked_lesson(
-        page.markdown, page.meta, source=text, uri=uri, path=f"docs/{uri}", titles=titles
-    )
+    model = read_page(text, uri=uri, path=f"docs/{uri}", lesson=True)
+    lessons.check_lesson(model, page_uris=titles.keys())
+    return lessons.with_next_button(page.markdown, page.meta, uri=uri, titles=titles)
 
 
 def _template(**changes: str) -> str:

@@ -36,7 +36,6 @@ from attention_by_hand.book import (
     build_cache,
     comments,
     csp,
-    exercise,
     figure_pages,
     lessons,
     markers,
@@ -58,6 +57,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from attention_by_hand.book.build_cache import BuildCache
+    from attention_by_hand.book.page_model import PageModel
     from attention_by_hand.book.sources import Citations, Source
 
 PACKAGE = "attention_by_hand"
@@ -76,6 +76,8 @@ class BuildState:
     citations: Citations = field(default_factory=lambda: sources.Citations({}, {}, {}))
     #: Each page's URL by its path under docs/ (on_files).
     page_urls: dict[str, str] = field(default_factory=dict)
+    #: Each Markdown page of docs/, read once (on_files), by its path under docs/.
+    page_models: dict[str, PageModel] = field(default_factory=dict)
     #: Each worksheet page's lesson (on_files).
     worksheet_lessons: dict[str, str] = field(default_factory=dict)
     #: The lessons' exercises for the worksheets and the key, read once a build.
@@ -101,6 +103,19 @@ class BuildState:
     page_assets: dict[str, tuple[list[str], list[str]]] = field(default_factory=dict)
 
 
+@dataclass
+class ReadPages:
+    """The pages one build read, kept for the next build of `mkdocs serve`.
+
+    A model is kept by what it was read from (path under docs/, path from
+    the root, lesson or not, the text), and only while the libraries that
+    read it are the same (``digest``, :func:`build_cache.source_digest`).
+    """
+
+    digest: str = ""
+    models: dict[tuple[str, str, bool, str], PageModel] = field(default_factory=dict)
+
+
 class BookBuild:
     """The steps of one build: figures, demos, quizzes, sources, lesson checks, the notebook, MathML.
 
@@ -112,12 +127,24 @@ class BookBuild:
         The lessons' folder, relative to ``docs_dir`` (the plugin's ``lessons``).
     serving : bool
         Whether this is a build of `mkdocs serve`.
+    read_pages : ReadPages or None
+        The pages the previous build of `mkdocs serve` read: a page whose
+        text has not changed since is not read again (if the libraries have
+        not changed either). None: read every page.
     """
 
-    def __init__(self, *, sources_file: str, lessons_dir: str, serving: bool) -> None:
+    def __init__(
+        self,
+        *,
+        sources_file: str,
+        lessons_dir: str,
+        serving: bool,
+        read_pages: ReadPages | None = None,
+    ) -> None:
         self.sources_file = sources_file
         self.lessons_dir = lessons_dir
         self.serving = serving
+        self.read_pages = ReadPages() if read_pages is None else read_pages
         self.state = BuildState()
 
     # -- before the build -------------------------------------------------
@@ -152,10 +179,17 @@ class BookBuild:
         figures and builds the other pages on the other. The quick checks
         come first, so that their errors do not wait for a notebook.
         """
-        # 1. what MkDocs would pass over silently, on the source as written
+        # 1. each page read once; what MkDocs would pass over silently, on the source as written
+        if self.read_pages.digest != self.state.source_digest:  # other libraries: read every page
+            self.read_pages.models, self.read_pages.digest = {}, self.state.source_digest
+        self.state.page_models = {}
         for file in files.documentation_pages():
             if file.src_uri.endswith(".md"):
-                self._check_source(file, config)
+                self.state.page_models[file.src_uri] = self._check_source(file, config)
+        read = {id(model) for model in self.state.page_models.values()}
+        self.read_pages.models = {
+            key: model for key, model in self.read_pages.models.items() if id(model) in read
+        }
         # 2. the record of sources, and who cites what; the record is not published
         self.state.sources = sources.load_sources(Path(config.docs_dir) / self.sources_file)
         markdown_pages = {
@@ -241,9 +275,10 @@ class BookBuild:
         uri = page.file.src_uri
         if worksheets.is_generated(uri):
             return self._worksheet_page(page, config, files)
-        if lessons.is_lesson(uri, self.lessons_dir):
-            markdown = self._check_lesson(markdown, page, config, files)
-            markdown = worksheets.add_print_link(markdown, lesson_uri=uri)
+        model = self.state.page_models.get(uri)
+        lesson = model is not None and lessons.is_lesson(uri, self.lessons_dir)
+        if lesson and model is not None:  # the template check, on the page as read
+            lessons.check_lesson(model, page_uris=self.state.page_titles.keys())
         inline, block = self._markdown_converters(page, config, files)
         context = parts.PageContext(
             uri=uri,
@@ -256,8 +291,14 @@ class BookBuild:
             citations=self.state.citations,
             page_urls=self.state.page_urls,
             nav_order=self.state.nav_order,
+            model=model,
         )
-        return parts.render_parts(markdown, context)
+        markdown = parts.render_parts(markdown, context)
+        if lesson and model is not None:  # the "Next" button, from `next:`
+            markdown = lessons.with_next_button(
+                markdown, model.meta, uri=uri, titles=self.state.page_titles
+            )
+        return markdown
 
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         """No comments; stop on a marker nothing understood; maths as MathML; the notebook cleaned.
@@ -479,18 +520,24 @@ class BookBuild:
         root = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
         return os.path.relpath(file.abs_src_path, root).replace(os.sep, "/")
 
-    def _check_source(self, file: File, config: MkDocsConfig) -> None:
-        """Stop on mistakes MkDocs would pass over silently, naming the file and its line.
+    def _check_source(self, file: File, config: MkDocsConfig) -> PageModel:
+        """Read the page once; stop on mistakes MkDocs would pass over silently, naming the
+        file and its line.
 
         The page check's first step (:func:`page_check.check_source`), on the
         source as written, before anything reads the page: so each is the
         first and only message, with the line in the file.
         """
-        page_check.check_source(
-            file.content_string,
-            self._source_path(file, config),
-            lesson=lessons.is_lesson(file.src_uri, self.lessons_dir),
-        )
+        path = self._source_path(file, config)
+        lesson = lessons.is_lesson(file.src_uri, self.lessons_dir)
+        key = (file.src_uri, path, lesson, file.content_string)
+        model = self.read_pages.models.get(key)
+        if model is None:  # not read by the last build (of the same libraries) as it is now
+            model = page_check.check_source(
+                file.content_string, path, lesson=lesson, uri=file.src_uri
+            )
+            self.read_pages.models[key] = model
+        return model
 
     def _check_lesson_numbers(self, config: MkDocsConfig, files: Files) -> None:
         """Every ``lesson N`` of the book must name the N-th lesson of the nav (as the page
@@ -543,9 +590,10 @@ class BookBuild:
             uri = file.src_uri
             if not lessons.is_lesson(uri, self.lessons_dir):
                 continue
-            if not exercise.exercise_blocks(file.content_string):
+            model = self.state.page_models[uri]
+            if not model.exercises:
                 continue
-            title = pages.page_title(uri, file.content_string)
+            title = model.title()
             sheet = worksheets.worksheet_uri(uri)
             self.state.worksheet_lessons[sheet] = uri
             content = worksheets.front_matter(
@@ -582,34 +630,18 @@ class BookBuild:
         for number, lesson in enumerate(nav_lessons, start=1):
             if lesson not in self.state.worksheet_lessons.values():
                 continue
-            file = files.get_file_from_path(lesson)
-            if file is None:
-                continue
-            path = self._source_path(file, config)
-            found = exercise.page_exercises(file.content_string, path)
-            given = worksheets.page_given(file.content_string, path)
+            model = self.state.page_models[lesson]
             sheets.append(
                 worksheets.LessonSheet(
                     lesson,
                     self.state.page_titles[lesson],
                     number,
-                    tuple(found),
-                    given=None if given is None else given.text,
+                    model.exercises,
+                    given=None if model.given is None else model.given.text,
                 )
             )
         self.state.lesson_sheets = sheets
         return sheets
-
-    def _check_lesson(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        """The lesson template check, then the "Next" button from `next:`."""
-        return lessons.checked_lesson(
-            markdown,
-            page.meta or {},
-            source=page.file.content_string,
-            uri=page.file.src_uri,
-            path=self._source_path(page.file, config),
-            titles=self.state.page_titles,
-        )
 
     def _clean_notebook(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """mkdocs-jupyter's page without its CDN scripts and CSS; its figures as files."""

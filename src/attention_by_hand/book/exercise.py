@@ -42,7 +42,7 @@ import html
 import json
 import re
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from attention_by_hand.book.answers import (
@@ -56,9 +56,11 @@ from attention_by_hand.book.errors import ExerciseError, quoted
 from attention_by_hand.book.fences import (
     FENCE,
     FencedBlock,
+    Replacement,
     fenced_blocks,
-    near_miss_fences,
+    near_miss_blocks,
     one_edit_apart,
+    replace_blocks,
 )
 from attention_by_hand.book.fresh_numbers import SEED_MAX, SEED_MIN, SKILLS
 
@@ -72,12 +74,14 @@ __all__ = [
     "PageExercise",
     "block_exercise",
     "exercise_blocks",
+    "exercises_of",
     "is_exercise_info",
     "near_miss_error",
     "no_blank_lines",
     "page_exercises",
     "parse_exercise",
     "render_exercise",
+    "rendered_exercises",
     "replace_exercises",
     "rule_sentence",
 ]
@@ -227,15 +231,35 @@ def page_exercises(markdown: str, path: str) -> list[PageExercise]:
     Raises
     ------
     ExerciseError
+        As :func:`exercises_of` does.
+    """
+    return exercises_of(fenced_blocks(markdown), path)
+
+
+def exercises_of(blocks: Sequence[FencedBlock], path: str) -> list[PageExercise]:
+    """Every exercise among a page's fenced blocks, parsed; stop at the first problem.
+
+    Parameters
+    ----------
+    blocks : sequence of FencedBlock
+        The page's fenced blocks (:func:`~attention_by_hand.book.fences.fenced_blocks`
+        of its source as written, so that lines are the file's).
+    path : str
+        The file's path relative to the repository root, for messages.
+
+    Raises
+    ------
+    ExerciseError
         For a fence that looks like a misspelled ```` ```exercise ````, a
         block never closed, or a malformed block; the message starts with
         ``path, line N:`` (the line in the file) and says how to fix it.
     """
-    for line, opening in near_miss_fences(markdown, INFO):
+    for line, opening in near_miss_blocks(blocks, INFO):
         raise near_miss_error(path, line, opening)
+    found = (block for block in blocks if is_exercise_info(block.info))
     return [
         PageExercise(number, block, block_exercise(block, number, path))
-        for number, block in enumerate(exercise_blocks(markdown), start=1)
+        for number, block in enumerate(found, start=1)
     ]
 
 
@@ -293,24 +317,37 @@ def replace_exercises(
         HTML (:func:`attention_by_hand.book.quiz.inline_markdown`,
         :func:`~attention_by_hand.book.quiz.block_markdown`). Default:
         escape the text.
+
     Raises
     ------
     ExerciseError
-        As :func:`page_exercises` does.
+        As :func:`page_exercises` does. (The build reads every page's
+        exercises once, and renders those: :func:`rendered_exercises`.)
     """
-    out, at = [], 0
-    for found in page_exercises(markdown, path):
-        start, end = found.block.start, found.block.end
-        uid = f"exercise-{found.number}"
-        rendered = render_exercise(
-            found.exercise, found.number, uid=uid, inline=inline, block=block
+    found = page_exercises(markdown, path)
+    return replace_blocks(markdown, rendered_exercises(found, inline=inline, block=block))
+
+
+def rendered_exercises(
+    exercises: Sequence[PageExercise],
+    *,
+    inline: Callable[[str], str] = html.escape,
+    block: Callable[[str], str] = html.escape,
+) -> list[Replacement]:
+    """The HTML of each exercise of a page, to put in place of its block (:func:`render_exercise`)."""
+    return [
+        Replacement(
+            found.block,
+            render_exercise(
+                found.exercise,
+                found.number,
+                uid=f"exercise-{found.number}",
+                inline=inline,
+                block=block,
+            ),
         )
-        indent = found.block.indent
-        out.append(markdown[at:start])
-        out.append("\n" + "".join(f"{indent}{row}\n" for row in rendered.splitlines()))
-        at = end
-    out.append(markdown[at:])
-    return "".join(out)
+        for found in exercises
+    ]
 
 
 # ---------------------------------------------------------------------------

@@ -1,30 +1,50 @@
-"""Fenced code blocks in Markdown: the one place the book's build finds them.
+"""Fenced code blocks in Markdown: the one place the book finds them.
 
 Markers (``[[figure: ...]]``, ``[[sources]]``, ...), links, quizzes and
 exercises are looked for in a page's prose only, so that a code block can
 show the syntax itself. Every module that scans a page goes through these
-helpers: :func:`fenced_blocks` finds the blocks, :func:`near_miss_fences` the
-fences that look like a misspelled ```` ```quiz ```` or ```` ```exercise ````.
+helpers (the build, the page check, the count of the numbers a reader sees):
+:func:`fenced_blocks` finds the blocks, :func:`near_miss_fences` the fences
+that look like a misspelled ```` ```quiz ```` or ```` ```exercise ````, and
+:func:`replace_blocks` puts each block's HTML in its place.
+
+A fence may stand in a block quote (``> ```python``), as Sybil reads it (its
+Markdown lexer takes ``>`` markers before a fence) and as the site shows it
+(a code block in the quote): such a block is code, run by Sybil if it is
+Python, and is closed by a fence line behind as many ``>`` markers.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-#: The opening line of a fence: its indent, and the run of ``` or ~~~.
-FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})")
+#: The opening line of a fence: its indent (block quote markers ``>`` included, as
+#: Sybil's Markdown lexer reads them), and the run of ``` or ~~~.
+FENCE = re.compile(r"^(?P<indent>(?:[ \t]*>)*[ \t]*)(?P<fence>`{3,}|~{3,})")
+#: One block quote marker with the white space before it.
+_QUOTE = re.compile(r"[ \t]*>")
 
 
-def closes_fence(line: str, fence: str) -> bool:
+def closes_fence(line: str, fence: str, *, quotes: int = 0) -> bool:
     """Whether `line` closes a block opened with `fence` (as many or more of its character).
+
+    A block opened in a block quote (`quotes` ``>`` markers before its
+    fence) is closed by a fence line behind as many markers.
 
     Examples
     --------
     >>> closes_fence("````\\n", "```"), closes_fence("```python\\n", "```")
     (True, False)
+    >>> closes_fence("> ```\\n", "```", quotes=1), closes_fence("> ```\\n", "```")
+    (True, False)
     """
+    for _ in range(quotes):
+        marker = _QUOTE.match(line)
+        if marker is None:
+            return False
+        line = line[marker.end() :]
     stripped = line.strip()
     return stripped.startswith(fence[0] * len(fence)) and set(stripped) == {fence[0]}
 
@@ -46,15 +66,16 @@ def split_fences(markdown: str) -> list[tuple[bool, str]]:
     runs: list[tuple[bool, str]] = []
     chunk: list[str] = []
     fence: str | None = None
+    quotes = 0
     for line in markdown.splitlines(keepends=True):
         opening = FENCE.match(line)
         if fence is None and opening:
             runs.append((False, "".join(chunk)))
             chunk = [line]
-            fence = opening["fence"]
+            fence, quotes = opening["fence"], opening["indent"].count(">")
         elif fence is not None:
             chunk.append(line)
-            if closes_fence(line, fence):
+            if closes_fence(line, fence, quotes=quotes):
                 runs.append((True, "".join(chunk)))
                 chunk = []
                 fence = None
@@ -106,7 +127,8 @@ class FencedBlock:
         Its span in the page: from the opening fence to the end of the
         closing one (to the end of the page if it is never closed).
     indent : str
-        The white space before the opening fence.
+        The white space before the opening fence (and the block quote
+        markers ``>``, for a block in a quote).
     fence : str
         The run of ``` or ~~~ that opened it.
     info : str
@@ -156,7 +178,8 @@ def fenced_blocks(markdown: str) -> list[FencedBlock]:
         position += len(lines[index])
         index += 1
         body = []
-        while index < len(lines) and not closes_fence(lines[index], fence):
+        quotes = indent.count(">")
+        while index < len(lines) and not closes_fence(lines[index], fence, quotes=quotes):
             body.append(lines[index].rstrip("\r\n").removeprefix(indent))
             position += len(lines[index])
             index += 1
@@ -191,8 +214,13 @@ def near_miss_fences(markdown: str, name: str) -> list[tuple[int, str]]:
     >>> near_miss_fences("```exercize\\n```\\n\\n```Exercise\\n```\\n~~~ exercise 2\\n~~~\\n", "exercise")
     [(1, '```exercize'), (6, '~~~ exercise 2')]
     """
+    return near_miss_blocks(fenced_blocks(markdown), name)
+
+
+def near_miss_blocks(blocks: Iterable[FencedBlock], name: str) -> list[tuple[int, str]]:
+    """:func:`near_miss_fences` among a page's `blocks` (:func:`fenced_blocks`)."""
     misses = []
-    for block in fenced_blocks(markdown):
+    for block in blocks:
         info = block.info.lower()
         if info == name:
             continue
@@ -215,3 +243,56 @@ def one_edit_apart(a: str, b: str) -> bool:
         return sum(x != y for x, y in zip(a, b, strict=True)) == 1
     short, long = sorted((a, b), key=len)
     return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """What takes the place of one fenced block of a page (:func:`replace_blocks`).
+
+    Attributes
+    ----------
+    block : FencedBlock
+        The block, with its span in the page's source.
+    html : str
+        One raw HTML block, without blank lines; each of its lines is put
+        behind the block's indent.
+    before : str
+        Markdown put right before it (a lesson's "Print the exercises" link).
+    """
+
+    block: FencedBlock
+    html: str
+    before: str = ""
+
+
+def replace_blocks(markdown: str, replacements: Sequence[Replacement], *, offset: int = 0) -> str:
+    """`markdown` with each replaced block's span holding its HTML instead, in one pass.
+
+    Parameters
+    ----------
+    markdown : str
+        The Markdown the blocks were found in, or its end: ``source[offset:]``
+        (the Markdown MkDocs renders, which starts after the front matter).
+    replacements : sequence of Replacement
+        Blocks of that source, each at most once.
+    offset : int, optional
+        Where `markdown` starts in the source the blocks' spans are read in.
+
+    Examples
+    --------
+    >>> text = "a\\n  ```quiz\\nq\\n  ```\\nb\\n"
+    >>> (block,) = fenced_blocks(text)
+    >>> replace_blocks(text, [Replacement(block, "<p>\\n</p>", before="Text.\\n")])
+    'a\\nText.\\n\\n  <p>\\n  </p>\\n\\nb\\n'
+    """
+    out, at = [], 0
+    for found in sorted(replacements, key=lambda replacement: replacement.block.start):
+        start, end = found.block.start - offset, found.block.end - offset
+        if start < at:
+            raise ValueError(f"the block at line {found.block.line} is replaced twice")
+        indent = found.block.indent
+        out += [markdown[at:start], found.before, "\n"]
+        out += [f"{indent}{row}\n" for row in found.html.splitlines()]
+        at = end
+    out.append(markdown[at:])
+    return "".join(out)

@@ -35,7 +35,7 @@ import posixpath
 import re
 import subprocess
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sybil import Document
 
@@ -43,6 +43,9 @@ from attention_by_hand.book.errors import BookError
 from attention_by_hand.book.fences import split_fences
 from attention_by_hand.book.pages import YAML_RE, front_matter_error
 from attention_by_hand.book.prose import PythonBlockParser
+
+if TYPE_CHECKING:  # the page model reads lessons with this module's messages
+    from attention_by_hand.book.page_model import PageModel
 
 LESSONS_DIR = "lessons/"
 TEMPLATE = "lesson-template.md"
@@ -78,32 +81,17 @@ def is_lesson(uri: str, lessons_dir: str = LESSONS_DIR) -> bool:
     return uri.startswith(lessons_dir) and uri.endswith(".md")
 
 
-def check_lesson(
-    markdown: str,
-    meta: Mapping[str, Any],
-    *,
-    source: str,
-    uri: str,
-    path: str,
-    page_uris: Collection[str],
-) -> None:
-    """Stop the build if a lesson does not follow the template.
+def check_lesson(page: PageModel, *, page_uris: Collection[str]) -> None:
+    """Stop if a lesson does not follow the template: the one check, for the build and pytest.
 
     Parameters
     ----------
-    markdown : str
-        The lesson's Markdown (MkDocs keeps the front matter in it when the
-        front matter is not valid YAML).
-    meta : mapping
-        Its front matter, as MkDocs read it.
-    source : str
-        The lesson as written in its file, front matter included: the
-        section headings are read from it, so that a message gives the
-        file's line.
-    uri : str
-        Its path relative to ``docs/``, e.g. ``lessons/x.md``.
-    path : str
-        Its path relative to the project root, for the message.
+    page : PageModel
+        The lesson, read (:func:`attention_by_hand.book.page_model.read_page`):
+        its front matter as MkDocs read it, its Markdown (MkDocs keeps the
+        front matter in it when the front matter is not valid YAML), and its
+        source as written, from which the section headings are read so that
+        a message gives the file's line.
     page_uris : collection of str
         Every page of the book, relative to ``docs/`` (``next:`` must name one).
 
@@ -112,14 +100,15 @@ def check_lesson(
     BookError
         One message that names the file and lists everything missing.
     """
-    syntax = front_matter_error(markdown)
+    syntax = front_matter_error(page.body)
     problems = (
         [syntax]
         if syntax
-        else template_problems(meta, markdown, uri, page_uris) + closing_section_problems(source)
+        else template_problems(page.meta, page.body, page.uri, page_uris)
+        + closing_section_problems(page.text)
     )
     if problems:
-        raise template_error(path, problems)
+        raise template_error(page.path, problems)
 
 
 def not_in_nav_error(path: str, uri: str) -> BookError:
@@ -147,30 +136,19 @@ def template_error(path: str, problems: Sequence[str]) -> BookError:
     )
 
 
-def checked_lesson(
-    markdown: str,
-    meta: Mapping[str, Any],
-    *,
-    source: str,
-    uri: str,
-    path: str,
-    titles: Mapping[str, str],
+def with_next_button(
+    markdown: str, meta: Mapping[str, Any], *, uri: str, titles: Mapping[str, str]
 ) -> str:
-    """Check a lesson against the template; add its "Next" button, to the page `next:` names.
+    """A checked lesson's Markdown with its "Next" button, to the page `next:` names.
 
     Parameters
     ----------
     markdown : str
         The lesson's Markdown.
     meta : mapping
-        Its front matter, as MkDocs read it.
-    source : str
-        The lesson as written in its file, front matter included (for the
-        lines of its section headings).
+        Its front matter, as MkDocs read it (:func:`check_lesson` checked it).
     uri : str
         Its path relative to ``docs/``, e.g. ``lessons/x.md``.
-    path : str
-        Its path relative to the project root, for the message.
     titles : mapping of str to str
         The title of every page of the book, by its path relative to ``docs/``.
 
@@ -178,14 +156,8 @@ def checked_lesson(
     -------
     str
         The Markdown, with a "Next: <title>" button at the end to the page
-        ``next:`` names.
-
-    Raises
-    ------
-    BookError
-        One message that names the file and lists everything missing.
+        ``next:`` names (:func:`add_next_link`).
     """
-    check_lesson(markdown, meta, source=source, uri=uri, path=path, page_uris=titles.keys())
     next_uri = meta.get("next")
     if next_uri is None:
         return markdown

@@ -10,7 +10,8 @@ stops at its first error; each message names the file (relative to the
 repository root) and, where there is one, the line in it:
 
 1. :func:`check_source`: what the build checks first on every page's source
-   as written, with the same messages (the plugin calls this function):
+   as written, with the same messages (the plugin calls this function), as
+   it reads the page once (:func:`attention_by_hand.book.page_model.read_page`):
    front matter that is not YAML, an invisible block never closed, a
    Python block that runs over the next one, a misspelled quiz, exercise or
    given fence, a malformed quiz or exercise, a ```` ```given ```` block
@@ -50,6 +51,7 @@ A plain library: it reads the book's files, raises the book's errors
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 import re
@@ -59,26 +61,22 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from mkdocs.utils.meta import get_data
 from sybil import Sybil
 
 from attention_by_hand.book import (
     coverage,
     demos,
     exercise,
-    fences,
     lessons,
     markers,
-    pages,
     parts,
-    prose,
-    quiz,
     registry,
     sources,
-    worksheets,
 )
-from attention_by_hand.book.errors import BookError, PageError
-from attention_by_hand.book.prose import BlockSource, page_parsers
+from attention_by_hand.book.errors import PageError
+from attention_by_hand.book.fences import FENCE, fenced_blocks
+from attention_by_hand.book.page_model import PageModel, read_page
+from attention_by_hand.book.prose import BlockSource, invisible_blocks, page_parsers
 from attention_by_hand.book.visible_numbers import lesson_references
 
 __all__ = [
@@ -94,6 +92,7 @@ __all__ = [
     "PageError",
     "check_fences",
     "check_page",
+    "check_read",
     "check_source",
     "cross_reference_problems",
     "fences_inside_exercises",
@@ -101,6 +100,7 @@ __all__ = [
     "lesson_numbers_message",
     "opening_fences",
     "read_book",
+    "read_source",
 ]
 
 #: Each lesson checks at least this many statements of its prose.
@@ -110,14 +110,9 @@ MIN_QUIZ_QUESTIONS = 3
 #: Each lesson has at least this many exercises.
 MIN_EXERCISES_PER_LESSON = 3
 
-#: The opening or closing line of a fence, with its info string.
-FENCE_LINE = re.compile(
-    r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n]*?)[ \t]*$", re.MULTILINE
-)
 #: Info strings a reader takes for Python, and for shown output.
 PYTHONISH = re.compile(r"^(\{[^}]*)?\.?(py|python|python3|pycon|ipython)\b", re.IGNORECASE)
 OUTPUTISH = re.compile(r"^(\{[^}]*)?\.?(output|out|stdout|result)\b", re.IGNORECASE)
-INVISIBLE = re.compile(r"<!--\s*invisible-code(?:-block)?:\s*python\s*\n", re.MULTILINE)
 SKIP = re.compile(r"<!--\s*skip:\s*(?P<args>[^>]*?)\s*-->")
 
 
@@ -169,32 +164,38 @@ class Page:
     #: The other pages (relative to ``docs/``) whose lesson numbers its check
     #: checks too; None: every other page of the book (see :func:`check_page`).
     elsewhere: frozenset[str] | None = None
+    #: Whether it is a lesson.
+    lesson: bool = False
 
     @property
     def is_markdown(self) -> bool:
         """False for a notebook (a jupytext ``.py`` file)."""
         return self.uri.endswith(".md")
 
-
-class _ConfigLoader(sources.YAML_LOADER):  # type: ignore[misc,valid-type]
-    """Reads mkdocs.yml, ignoring its tags (``!ENV``, ``!!python/name``)."""
-
-
-_ConfigLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
-_ConfigLoader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+    @functools.cached_property
+    def model(self) -> PageModel:
+        """The Markdown page, read once (:func:`read_source`)."""
+        return read_source(self.text, self.path, lesson=self.lesson, uri=self.uri)
 
 
 def read_book(root: Path) -> Book:
-    """The :class:`Book` of the ``mkdocs.yml`` in `root`.
+    """The :class:`Book` of the ``mkdocs.yml`` in `root`, read as MkDocs reads it.
+
+    MkDocs' own reader of its configuration file (its tags, such as
+    ``!ENV``, and ``INHERIT``): the one place of the page check that
+    imports MkDocs.
 
     Raises
     ------
     PageError
         If ``mkdocs.yml`` is missing or has no nav.
     """
+    from mkdocs.utils.yaml import yaml_load
+
     config_file = root / "mkdocs.yml"
     try:
-        config = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_ConfigLoader)
+        with config_file.open("rb") as opened:
+            config = yaml_load(opened)
     except FileNotFoundError:
         raise PageError(f"no mkdocs.yml in {root}: the page check reads the nav from it") from None
     if not isinstance(config, dict) or "nav" not in config:
@@ -267,6 +268,7 @@ def check_page(file: Path, book: Book, *, elsewhere: Collection[str] | None = No
         file.read_text(encoding="utf-8"),
         file,
         None if elsewhere is None else frozenset(elsewhere),
+        lesson=lessons.is_lesson(uri, book.lessons_dir),
     )
     for check in CHECKS:
         check(page, book)
@@ -277,18 +279,19 @@ def check_page(file: Path, book: Book, *, elsewhere: Collection[str] | None = No
 # ---------------------------------------------------------------------------
 
 
-def check_source(text: str, path: str, *, lesson: bool) -> None:
-    """Stop on mistakes MkDocs would pass over silently, naming the file and its line.
+def check_source(text: str, path: str, *, lesson: bool, uri: str | None = None) -> PageModel:
+    """Read a page once; stop on mistakes MkDocs would pass over silently, naming the file and line.
 
     Front matter that is not valid YAML (MkDocs drops it), an invisible block
     never closed (it hides the prose after it), a Python or output fence that
     runs over the next block or a fence never closed (the page would show
     prose as code), a misspelled quiz, exercise or given fence (it shows the
     answers, or the exercises' data, as code), a malformed quiz or exercise,
-    a second, empty or stray ```` ```given ```` block, a marker the build
-    would not show, a lesson's hand-written "Next" link (the build draws the
-    button from ``next:``). The build runs this on every page before anything
-    reads it, so each is the first and only message, with the line in the file.
+    a second, empty or stray ```` ```given ```` block (:func:`read_source`), a
+    marker the build would not show, a lesson's hand-written "Next" link (the
+    build draws the button from ``next:``). The build runs this on every page
+    before anything reads it, so each is the first and only message, with
+    the line in the file.
 
     Parameters
     ----------
@@ -299,6 +302,13 @@ def check_source(text: str, path: str, *, lesson: bool) -> None:
     lesson : bool
         Whether the page is a lesson (its front matter error then reads as
         the template check's).
+    uri : str, optional
+        Its path relative to ``docs/`` (by default `path`).
+
+    Returns
+    -------
+    PageModel
+        The page, read.
 
     Raises
     ------
@@ -306,34 +316,21 @@ def check_source(text: str, path: str, *, lesson: bool) -> None:
         ``<path>, line <n>: ...`` (or, for a lesson's front matter, the
         template check's message).
     """
-    problem = pages.front_matter_error(text)
-    if problem is not None:
-        if lesson:
-            raise lessons.template_error(path, [problem])
-        raise BookError.at(path, None, problem)
-    opened = prose.unclosed_invisible_block(text)
-    if opened is not None:
-        raise BookError(
-            prose.unclosed_invisible_block_message(path, opened), file=path, line=opened
-        )
-    runaway = prose.runaway_fence(text)
-    if runaway is not None:
-        raise BookError(prose.runaway_fence_message(path, *runaway), file=path, line=runaway[0])
-    quiz.check_quizzes(text, path)
-    exercise.page_exercises(text, path)
-    worksheets.page_given(text, path)
-    never_closed = next((b for b in fences.fenced_blocks(text) if not b.closed), None)
-    if never_closed is not None:
-        raise BookError.at(
-            path,
-            never_closed.line,
-            f"the fence {never_closed.opening.strip()!r} is never closed, so the rest of the "
-            f"page would show as code; end its block with {never_closed.fence} on a line of "
-            "its own",
-        )
-    markers.check_markers(text, path, _registries())
-    for line, written in lessons.hand_written_next(text) if lesson else []:
-        raise lessons.hand_written_next_error(path, line, written)
+    page = read_source(text, path, lesson=lesson, uri=uri)
+    check_read(page)
+    return page
+
+
+def read_source(text: str, path: str, *, lesson: bool, uri: str | None = None) -> PageModel:
+    """:func:`~attention_by_hand.book.page_model.read_page`, with `path` as the uri if none is given."""
+    return read_page(text, uri=path if uri is None else uri, path=path, lesson=lesson)
+
+
+def check_read(page: PageModel) -> None:
+    """What :func:`check_source` checks on a page once read: its markers, its "Next" link."""
+    markers.check_markers(page.text, page.path, _registries())
+    for line, written in lessons.hand_written_next(page.text) if page.lesson else []:
+        raise lessons.hand_written_next_error(page.path, line, written)
 
 
 def _registries() -> dict[str, tuple[Collection[str], str]]:
@@ -343,7 +340,7 @@ def _registries() -> dict[str, tuple[Collection[str], str]]:
 
 def _source(page: Page, book: Book) -> None:
     if page.is_markdown:
-        check_source(page.text, page.path, lesson=lessons.is_lesson(page.uri, book.lessons_dir))
+        check_read(page.model)
 
 
 # ---------------------------------------------------------------------------
@@ -353,15 +350,7 @@ def _source(page: Page, book: Book) -> None:
 
 def _template(page: Page, book: Book) -> None:
     if lessons.is_lesson(page.uri, book.lessons_dir):
-        body, meta = get_data(page.text)
-        lessons.check_lesson(
-            body,
-            meta,
-            source=page.text,
-            uri=page.uri,
-            path=page.path,
-            page_uris=book.pages,
-        )
+        lessons.check_lesson(page.model, page_uris=book.pages)
 
 
 def _in_nav(page: Page, book: Book) -> None:
@@ -379,15 +368,15 @@ def _citations(page: Page, book: Book) -> None:
 def _quiz_size(page: Page, book: Book) -> None:
     if not lessons.is_lesson(page.uri, book.lessons_dir):
         return
-    blocks = quiz.quiz_blocks(page.text)
-    if not blocks:
+    quizzes = page.model.quizzes
+    if not quizzes:
         raise PageError(
             f"{page.path} has no quiz where one of {MIN_QUIZ_QUESTIONS} questions is required"
         )
-    asked = sum(len(quiz.parse_quiz("\n".join(block.body))) for block in blocks)
+    asked = sum(len(found.questions) for found in quizzes)
     if asked < MIN_QUIZ_QUESTIONS:
         raise PageError(
-            f"{page.path}, line {blocks[0].line}: the lesson's quiz asks {asked} "
+            f"{page.path}, line {quizzes[0].block.line}: the lesson's quiz asks {asked} "
             f"question{'' if asked == 1 else 's'} where {MIN_QUIZ_QUESTIONS} are required"
         )
 
@@ -395,7 +384,7 @@ def _quiz_size(page: Page, book: Book) -> None:
 def _exercise_count(page: Page, book: Book) -> None:
     if not lessons.is_lesson(page.uri, book.lessons_dir):
         return
-    found = len(exercise.exercise_blocks(page.text))
+    found = len(page.model.exercises)
     if found < MIN_EXERCISES_PER_LESSON:
         raise PageError(
             f"{page.path} has {found} exercise{'' if found == 1 else 's'} where "
@@ -411,20 +400,14 @@ def _exercise_count(page: Page, book: Book) -> None:
 def opening_fences(text: str) -> list[tuple[int, str]]:
     """(line from 1, info string) of every opening fence, read apart from Sybil's parser.
 
+    Those of :func:`attention_by_hand.book.fences.fenced_blocks`.
+
     Examples
     --------
     >>> opening_fences("```python\\nx = 1\\n```\\n\\n````md\\n```py\\n```\\n````\\n")
     [(1, 'python'), (5, 'md')]
     """
-    found, open_fence = [], None
-    for match in FENCE_LINE.finditer(text):
-        fence = match["fence"]
-        if open_fence is None:
-            found.append((text.count("\n", 0, match.start()) + 1, match["info"]))
-            open_fence = fence
-        elif fence[0] == open_fence[0] and len(fence) >= len(open_fence) and not match["info"]:
-            open_fence = None
-    return found
+    return [(block.line, block.info) for block in fenced_blocks(text)]
 
 
 def fences_inside_exercises(text: str) -> list[str]:
@@ -435,16 +418,13 @@ def fences_inside_exercises(text: str) -> list[str]:
     >>> fences_inside_exercises("```exercise\\n? q\\n~~~python\\nx\\n~~~\\n```\\n")
     ['line 3: ~~~python', 'line 5: ~~~']
     """
-    found, open_fence, in_exercise = [], None, False
-    for match in FENCE_LINE.finditer(text):
-        fence, line = match["fence"], text.count("\n", 0, match.start()) + 1
-        if open_fence is None:
-            open_fence, in_exercise = fence, exercise.is_exercise_info(match["info"])
-        elif fence[0] == open_fence[0] and len(fence) >= len(open_fence) and not match["info"]:
-            open_fence = None
-        elif in_exercise:
-            found.append(f"line {line}: {match[0].strip()}")
-    return found
+    return [
+        f"line {block.line + offset}: {row.strip()}"
+        for block in fenced_blocks(text)
+        if exercise.is_exercise_info(block.info)
+        for offset, row in enumerate(block.body, start=1)
+        if FENCE.match(row)
+    ]
 
 
 def check_fences(page: Page, book: Book) -> None:
@@ -484,7 +464,8 @@ def check_fences(page: Page, book: Book) -> None:
     blocks = [e.region.parsed for e in Sybil(parsers=page_parsers()).parse(page.file)]
     python = [b for b in blocks if isinstance(b, str)]
 
-    expected = sum(1 for _, info in fences if info == "python") + len(INVISIBLE.findall(text))
+    invisible = sum(block.language.strip() == "python" for block in invisible_blocks(text))
+    expected = sum(1 for _, info in fences if info == "python") + invisible
     if len(python) != expected:
         raise PageError(
             f"{path}: {expected} ```python fences and invisible blocks, but Sybil collected "

@@ -24,6 +24,7 @@ hold exactly the assets declared here, in an order that loads the core first.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -45,6 +46,8 @@ from attention_by_hand.book import (
     worksheets,
 )
 from attention_by_hand.book import sources as source_record
+from attention_by_hand.book.fences import Replacement, replace_blocks
+from attention_by_hand.book.page_model import PageModel
 from attention_by_hand.book.sources import Citations, Source
 
 
@@ -72,6 +75,9 @@ class PageContext:
         Every page's URL, by its path relative to ``docs/``.
     nav_order : sequence of str
         The pages in the nav's order.
+    model : PageModel or None
+        The page as read once (:mod:`attention_by_hand.book.page_model`):
+        its quizzes, exercises and ```` ```given ```` block, parsed.
     """
 
     uri: str
@@ -84,6 +90,7 @@ class PageContext:
     citations: Citations = field(default_factory=lambda: Citations({}, {}, {}))
     page_urls: Mapping[str, str] = field(default_factory=dict)
     nav_order: Sequence[str] = ()
+    model: PageModel | None = None
 
     def figure(self, name: str) -> str:
         """The HTML of the figure `name` on this page, in both palettes."""
@@ -108,6 +115,10 @@ def class_mark(name: str) -> re.Pattern[str]:
     return re.compile(rf'\bclass="(?:[^"]*\s)?{re.escape(name)}(?:\s[^"]*)?"')
 
 
+MarkerRenderer = Callable[[str, PageContext], str]
+FenceRenderer = Callable[[PageModel, PageContext], list[Replacement]]
+
+
 @dataclass(frozen=True)
 class Part:
     """One kind of thing a page can hold.
@@ -121,9 +132,10 @@ class Part:
     mark : re.Pattern
         What its rendered HTML always holds, and nothing else's does.
     render : callable or None
-        ``render(markdown, page)``: the Markdown with the part's syntax
-        replaced by HTML; None for a part another part renders (New numbers,
-        rendered with its exercise) or that Python-Markdown renders (output).
+        For a marker: ``render(markdown, page)``, the Markdown with the
+        part's syntax replaced by HTML. None for a fence (below), for a part
+        another renders (New numbers, with its exercise), one Python-Markdown
+        renders (output) or one the build makes (worksheets).
     scripts, styles : tuple of str
         The scripts and stylesheets it needs, relative to ``docs/``, in the
         order they load.
@@ -131,16 +143,22 @@ class Part:
         For a ``[[kind: name]]`` marker, the names its registry knows.
     registry_file : str or None
         The file of that registry, for the message of an unknown name.
+    render_blocks : callable or None
+        For a fence: ``render_blocks(model, page)``, the HTML of each of its
+        blocks the page model read, as
+        :class:`~attention_by_hand.book.fences.Replacement`; the fences of
+        a page are put in their places in one pass, where they were read.
     """
 
     name: str
     written: str
     mark: re.Pattern[str]
-    render: Callable[[str, PageContext], str] | None
+    render: MarkerRenderer | None
     scripts: tuple[str, ...] = ()
     styles: tuple[str, ...] = ()
     names: Collection[str] | None = None
     registry_file: str | None = None
+    render_blocks: FenceRenderer | None = None
 
 
 # -- the renderers, one signature ---------------------------------------------
@@ -200,18 +218,21 @@ def _models(markdown: str, page: PageContext) -> str:
     )
 
 
-def _given(markdown: str, page: PageContext) -> str:
-    return worksheets.replace_given(markdown, path=page.path, block=page.block)
+def _given(model: PageModel, page: PageContext) -> list[Replacement]:
+    return worksheets.rendered_given(model.given, block=page.block)
 
 
-def _exercises(markdown: str, page: PageContext) -> str:
-    return exercise.replace_exercises(
-        markdown, path=page.path, inline=page.inline, block=page.block
-    )
+def _exercises(model: PageModel, page: PageContext) -> list[Replacement]:
+    rendered = exercise.rendered_exercises(model.exercises, inline=page.inline, block=page.block)
+    if model.lesson and rendered:  # "Print the exercises" before a lesson's first exercise
+        first = rendered[0]
+        link = worksheets.print_link(model.uri, indent=first.block.indent)
+        rendered[0] = dataclasses.replace(first, before=link)
+    return rendered
 
 
-def _quizzes(markdown: str, page: PageContext) -> str:
-    return quiz.replace_quizzes(markdown, uri=page.uri, inline=page.inline)
+def _quizzes(model: PageModel, page: PageContext) -> list[Replacement]:
+    return quiz.rendered_quizzes(model.quizzes, inline=page.inline)
 
 
 # -- the declarations ---------------------------------------------------------
@@ -306,14 +327,16 @@ PARTS: tuple[Part, ...] = (
         "given",
         "```given",
         class_mark("abh-given"),
-        _given,
+        None,
+        render_blocks=_given,
         styles=("stylesheets/worksheet.css",),
     ),
     Part(
         "exercise",
         "```exercise",
         class_mark("abh-exercise"),
-        _exercises,
+        None,
+        render_blocks=_exercises,
         scripts=("javascripts/answers.js", "javascripts/exercise.js"),
         styles=("stylesheets/exercise.css", "stylesheets/worksheet.css"),
     ),
@@ -329,7 +352,8 @@ PARTS: tuple[Part, ...] = (
         "quiz",
         "```quiz",
         class_mark("abh-quiz"),
-        _quizzes,
+        None,
+        render_blocks=_quizzes,
         scripts=("javascripts/quiz.js",),
     ),
     Part("output", "```output", class_mark("abh-output"), None, styles=("stylesheets/output.css",)),
@@ -360,7 +384,33 @@ def markers() -> dict[str, tuple[Collection[str], str]]:
 
 
 def render_parts(markdown: str, page: PageContext) -> str:
-    """The page's Markdown with every part's syntax replaced by its HTML, in order."""
+    """The page's Markdown with every part's syntax replaced by its HTML.
+
+    The fences first, from the page model, all in one pass
+    (:func:`~attention_by_hand.book.fences.replace_blocks`), while the
+    Markdown is still the page as read; then each marker, in the order of
+    :data:`PARTS`.
+
+    Raises
+    ------
+    ValueError
+        If `markdown` is not the body of ``page.model``: the blocks' spans
+        would not hold.
+    """
+    model = page.model
+    if model is not None:
+        if markdown != model.body:
+            raise ValueError(
+                f"{model.path}: the Markdown to render is not the page as read (a step before "
+                "this one changed it), so its blocks are not where they were read"
+            )
+        replacements = [
+            found
+            for part in PARTS
+            if part.render_blocks is not None
+            for found in part.render_blocks(model, page)
+        ]
+        markdown = replace_blocks(markdown, replacements, offset=model.body_start)
     for part in PARTS:
         if part.render is not None:
             markdown = part.render(markdown, page)

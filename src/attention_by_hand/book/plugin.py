@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # for annotations only: the build is imported afresh for each
     from mkdocs.structure.nav import Navigation
     from mkdocs.structure.pages import Page
 
-    from attention_by_hand.book.build import BookBuild
+    from attention_by_hand.book.build import BookBuild, ReadPages
 
 PACKAGE = "attention_by_hand"
 
@@ -95,6 +95,8 @@ class BookPlugin(BasePlugin[BookConfig]):
         self.serving = False
         self.first_build = True  # its modules are those Python has: no need to read them again
         self.build: BookBuild | None = None
+        #: The pages the last build read, for the next build of `mkdocs serve` (build.ReadPages).
+        self.read_pages: ReadPages | None = None
 
     def steps(self) -> BookBuild:
         """The build under way (made by :meth:`on_config`)."""
@@ -128,8 +130,12 @@ class BookPlugin(BasePlugin[BookConfig]):
         from attention_by_hand.book.build import BookBuild  # the module just imported
 
         self.build = BookBuild(
-            sources_file=self.config.sources, lessons_dir=self.config.lessons, serving=self.serving
+            sources_file=self.config.sources,
+            lessons_dir=self.config.lessons,
+            serving=self.serving,
+            read_pages=self.read_pages,
         )
+        self.read_pages = self.build.read_pages
         with book_errors_stop_the_build():
             return self.build.on_config(config)
 

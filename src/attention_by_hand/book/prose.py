@@ -86,20 +86,24 @@ import numpy as np
 from sybil import Document, Example, Region
 from sybil.evaluators.python import PythonEvaluator
 from sybil.parsers.markdown import ClearNamespaceParser, CodeBlockParser, SkipParser
+from sybil.parsers.markdown.lexers import DIRECTIVE_IN_HTML_COMMENT_START
 from sybil.region import Lexeme
 
 from attention_by_hand.book.errors import ClaimError, PageError
 from attention_by_hand.book.output import OUTPUT_LANGUAGE, output_mismatch
 
 __all__ = [
+    "INVISIBLE_BLOCK",
     "NUMBER",
     "BlockSource",
     "ClaimError",
+    "InvisibleBlock",
     "Number",
     "PythonBlockParser",
     "claim",
     "fragment_pattern",
     "fragment_place",
+    "invisible_blocks",
     "numbers_in",
     "page_parsers",
     "parse_number",
@@ -363,17 +367,78 @@ class PythonBlockParser(CodeBlockParser):
         return blocks
 
 
-#: The line that opens an invisible block (Sybil's syntax).
-INVISIBLE_OPENING = re.compile(r"^[ \t]*<!--[ \t]*invisible-code-block:[ \t]*python[ \t]*$")
+#: What Sybil's Markdown code-block parser calls a code block in an HTML comment: the
+#: directive of ``<!-- invisible-code-block: python``, as its ``CodeBlockParser`` spells it.
+INVISIBLE_DIRECTIVE = r"(invisible-)?code(-block)?"
+#: The opening of an invisible block, exactly as Sybil reads it (its own pattern, with its
+#: directive: the tests compare the two): ``<!-- invisible-code-block: python``, and so
+#: ``invisible-code:``, ``code-block:`` and ``code:``; the group ``arguments`` is the
+#: language, and Sybil runs the block when it is exactly ``python``. The one pattern of
+#: invisible blocks in the book.
+INVISIBLE_BLOCK = re.compile(
+    DIRECTIVE_IN_HTML_COMMENT_START.format(directive=INVISIBLE_DIRECTIVE, arguments=".+"),
+    re.MULTILINE,
+)
+
+
+@dataclass(frozen=True)
+class InvisibleBlock:
+    """One invisible block of a page: a code block in an HTML comment (:data:`INVISIBLE_BLOCK`).
+
+    Attributes
+    ----------
+    line : int
+        The line of its opening (from 1).
+    start, end : int
+        Its span in the page: from its ``<!--`` to the end of its ``-->``
+        (for a block never closed, to the next ``<!--`` or the end of the page).
+    language : str
+        What follows the directive: Sybil runs the block when it is ``python``.
+    closed : bool
+        False when the page ends, or another comment opens, before its ``-->``.
+    """
+
+    line: int
+    start: int
+    end: int
+    language: str
+    closed: bool
+
+
+def invisible_blocks(text: str) -> list[InvisibleBlock]:
+    """Every invisible block of `text`, in order (:data:`INVISIBLE_BLOCK`).
+
+    A block is closed by the first ``-->`` after its opening line. When
+    another ``<!--`` comes first, or the page ends, the ``-->`` is missing:
+    the comment would hide the prose up to the next ``-->`` and Sybil would
+    report only overlapping regions.
+
+    Examples
+    --------
+    >>> [(b.line, b.language, b.closed) for b in invisible_blocks(
+    ...     "a\\n<!-- invisible-code-block: python\\nx = 1\\n-->\\n<!-- code: text\\n")]
+    [(2, 'python', True), (5, 'text', False)]
+    """
+    found: list[InvisibleBlock] = []
+    for opening in INVISIBLE_BLOCK.finditer(text):
+        if found and opening.start() < found[-1].end:
+            continue  # inside the block before: its text
+        line = text.count("\n", 0, opening.start()) + 1
+        closing, comment = text.find("-->", opening.end()), text.find("<!--", opening.end())
+        language = opening["arguments"]
+        if closing == -1 or (comment != -1 and comment < closing):
+            end = len(text) if comment == -1 else comment
+            found.append(InvisibleBlock(line, opening.start(), end, language, closed=False))
+        else:
+            end = closing + len("-->")
+            found.append(InvisibleBlock(line, opening.start(), end, language, closed=True))
+    return found
 
 
 def unclosed_invisible_block(text: str) -> int | None:
     """The line (from 1) of the first invisible block that is never closed, or None.
 
-    A block ``<!-- invisible-code-block: python`` is closed by the first
-    ``-->`` after it. When another ``<!--`` comes first, or the page ends,
-    the ``-->`` is missing: the comment would hide the prose up to the next
-    ``-->`` and Sybil would report only overlapping regions.
+    See :func:`invisible_blocks`.
 
     Examples
     --------
@@ -381,18 +446,7 @@ def unclosed_invisible_block(text: str) -> int | None:
     >>> unclosed_invisible_block("a\\n<!-- invisible-code-block: python\\nx = 1\\n<!-- c -->\\n")
     2
     """
-    opened: int | None = None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if opened is None:
-            if INVISIBLE_OPENING.match(line):
-                opened = number
-        else:
-            closing, comment = line.find("-->"), line.find("<!--")
-            if comment != -1 and (closing == -1 or comment < closing):
-                return opened  # a new comment opens before this block is closed
-            if closing != -1:
-                opened = None
-    return opened
+    return next((block.line for block in invisible_blocks(text) if not block.closed), None)
 
 
 def unclosed_invisible_block_message(path: str, line: int) -> str:

@@ -45,10 +45,18 @@ from typing import Any
 import markdown
 
 from attention_by_hand.book.errors import QuizError, quoted
-from attention_by_hand.book.fences import FencedBlock, fenced_blocks, near_miss_fences
+from attention_by_hand.book.fences import (
+    FencedBlock,
+    Replacement,
+    fenced_blocks,
+    near_miss_blocks,
+    near_miss_fences,
+    replace_blocks,
+)
 
 __all__ = [
     "Choice",
+    "PageQuiz",
     "Question",
     "QuizError",
     "block_markdown",
@@ -56,9 +64,11 @@ __all__ = [
     "inline_markdown",
     "is_quiz_info",
     "near_miss_quiz_fences",
+    "page_quizzes",
     "parse_quiz",
     "quiz_blocks",
     "render_quiz",
+    "rendered_quizzes",
     "replace_quizzes",
 ]
 
@@ -118,6 +128,25 @@ class Question:
         return sum(c.correct for c in self.choices) > 1
 
 
+@dataclass(frozen=True)
+class PageQuiz:
+    """A quiz of a page: its number on the page, its block and its questions.
+
+    Attributes
+    ----------
+    number : int
+        From 1, in the order of the page.
+    block : FencedBlock
+        Where it is written.
+    questions : tuple of Question
+        The parsed block (:func:`parse_quiz`).
+    """
+
+    number: int
+    block: FencedBlock
+    questions: tuple[Question, ...]
+
+
 # ---------------------------------------------------------------------------
 # Pages
 # ---------------------------------------------------------------------------
@@ -151,37 +180,59 @@ def replace_quizzes(markdown: str, *, uri: str, inline: Callable[[str], str] = h
     ------
     QuizError
         For a malformed or unclosed quiz, naming the page, the quiz and the
-        question (its line is the line in `markdown`). (The build checks every quiz on the source as written first,
-        with the line in the file: :func:`check_quizzes`.)
+        question. (The build reads every quiz once, on the source as written,
+        with the line in the file: :func:`page_quizzes`, and renders those,
+        :func:`rendered_quizzes`.)
     """
-    out, at = [], 0
-    for n_quiz, block in enumerate(quiz_blocks(markdown), start=1):
-        where = f"{uri}: quiz {n_quiz}"
+    found = []
+    for number, block in enumerate(quiz_blocks(markdown), start=1):
+        where = f"{uri}: quiz {number}"
         if not block.closed:
             raise QuizError(f"{where}: {_never_closed(block)}", block.line)
         try:
             questions = parse_quiz("\n".join(block.body))
         except QuizError as error:
             raise QuizError(f"{where}: {error}", block.line + error.line) from None
-        rendered = render_quiz(questions, f"quiz-{n_quiz}", inline)
-        out.append(markdown[at : block.start])
-        out.append("\n" + "".join(f"{block.indent}{row}\n" for row in rendered.splitlines()))
-        at = block.end
-    out.append(markdown[at:])
-    return "".join(out)
+        found.append(PageQuiz(number, block, tuple(questions)))
+    return replace_blocks(markdown, rendered_quizzes(found, inline=inline))
+
+
+def rendered_quizzes(
+    quizzes: Sequence[PageQuiz], *, inline: Callable[[str], str] = html.escape
+) -> list[Replacement]:
+    """The HTML of each quiz of a page, to put in place of its block (:func:`render_quiz`)."""
+    return [
+        Replacement(found.block, render_quiz(list(found.questions), f"quiz-{found.number}", inline))
+        for found in quizzes
+    ]
 
 
 def check_quizzes(markdown: str, path: str) -> None:
     """Stop on a misspelled quiz fence, then on the first malformed quiz, with the file's line.
 
-    The build runs this on every page's source as written (front matter
-    included), before anything reads the page, so that the line is the one
-    the author sees in the file.
+    :func:`page_quizzes` on the page's fenced blocks.
 
     Parameters
     ----------
     markdown : str
         The page's source.
+    path : str
+        Its path relative to the repository root, e.g. ``docs/lessons/x.md``.
+    """
+    page_quizzes(fenced_blocks(markdown), path)
+
+
+def page_quizzes(blocks: Sequence[FencedBlock], path: str) -> list[PageQuiz]:
+    """Every quiz of a page, parsed; stop on a misspelled quiz fence, then on the first malformed quiz.
+
+    The build reads every page's source as written (front matter included)
+    once, before anything else reads the page, so that the line is the one
+    the author sees in the file (:mod:`attention_by_hand.book.page_model`).
+
+    Parameters
+    ----------
+    blocks : sequence of FencedBlock
+        The page's fenced blocks (:func:`~attention_by_hand.book.fences.fenced_blocks`).
     path : str
         Its path relative to the repository root, e.g. ``docs/lessons/x.md``.
 
@@ -192,7 +243,7 @@ def check_quizzes(markdown: str, path: str) -> None:
         ```` ```quiz ```` (:func:`near_miss_quiz_fences`), a quiz never closed,
         or one that does not follow the syntax (:func:`parse_quiz`).
     """
-    for line, fence in near_miss_quiz_fences(markdown):
+    for line, fence in near_miss_blocks(blocks, "quiz"):
         raise QuizError.at(
             path,
             line,
@@ -200,14 +251,17 @@ def check_quizzes(markdown: str, path: str) -> None:
             "code; write ```quiz (nothing after it) to make a quiz, or give the code block "
             "another language",
         )
-    for number, block in enumerate(quiz_blocks(markdown), start=1):
+    found = []
+    for number, block in enumerate((b for b in blocks if is_quiz_info(b.info)), start=1):
         if not block.closed:
             raise QuizError.at(path, block.line, f"quiz {number}: {_never_closed(block)}")
         try:
-            parse_quiz("\n".join(block.body))
+            questions = parse_quiz("\n".join(block.body))
         except QuizError as error:
             line = block.line + error.line
             raise QuizError.at(path, line, f"quiz {number}: {error}") from None
+        found.append(PageQuiz(number, block, tuple(questions)))
+    return found
 
 
 def _never_closed(block: FencedBlock) -> str:

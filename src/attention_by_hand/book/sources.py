@@ -36,12 +36,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from mkdocs.utils.meta import get_data
 
 from attention_by_hand.book.errors import BookError
 from attention_by_hand.book.fences import replace_outside_fences, split_fences
 from attention_by_hand.book.markers import SOURCES_LINE
-from attention_by_hand.book.pages import page_title
+from attention_by_hand.book.pages import get_data, page_title
 from attention_by_hand.book.urls import relative_url
 
 #: Where the record of sources lives, relative to ``docs_dir``.

@@ -47,7 +47,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
+from attention_by_hand.book.fences import fenced_blocks
 from attention_by_hand.book.output import OUTPUT_LANGUAGE
+from attention_by_hand.book.pages import YAML_RE
 from attention_by_hand.book.prose import Number, numbers_in
 
 __all__ = [
@@ -92,12 +94,8 @@ LESSON_REFERENCE = re.compile(
     r"[Ll](?<!\w[Ll])essons?[ \t\n]+\d+(?:(?:[ \t\n]*,[ \t\n]*|[ \t\n]+(?:and|or|to)[ \t\n]+|[\u2013-])\d+)*"
 )
 
-_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(?P<body>.*?\n)---[ \t]*\n", re.DOTALL)
 _SHOWN_KEYS = re.compile(r"^(?:title|description):[ \t]*(?P<value>.*)$", re.MULTILINE)
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
-_FENCE_LINE = re.compile(
-    r"^(?P<indent>[ \t>]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n]*?)[ \t]*$"
-)
 _NOT_READ = (
     re.compile(r"\]\([^)\n]*\)"),  # a link's target: [text](target "title")
     re.compile(r"^[ \t]*\[[^\]\n]+\]:[ \t]*\S+.*$", re.MULTILINE),  # [id]: https://...
@@ -318,10 +316,10 @@ def _kinds(text: str, within: list[tuple[int, int]] | None = None) -> list[str |
     def mark(start: int, end: int, kind: str | None) -> None:
         kinds[start:end] = [kind] * (end - start)
 
-    if front := _FRONT_MATTER.match(text):
+    if front := YAML_RE.match(text):
         mark(*front.span(), None)
-        for shown in _SHOWN_KEYS.finditer(front["body"]):
-            offset = front.start("body")
+        for shown in _SHOWN_KEYS.finditer(front[1]):
+            offset = front.start(1)
             mark(offset + shown.start("value"), offset + shown.end("value"), "prose")
     for pattern in _NOT_READ:
         for match in pattern.finditer(text):
@@ -341,28 +339,24 @@ def _kinds(text: str, within: list[tuple[int, int]] | None = None) -> list[str |
 
 
 def _fences(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, info) of the body of each fenced block outside HTML comments."""
+    """(start, end, info) of the body of each fenced block outside HTML comments.
+
+    The blocks :func:`~attention_by_hand.book.fences.fenced_blocks` finds in
+    the text with its comments blanked out (a fence in a comment is hidden).
+    """
     comments = [m.span() for m in _COMMENT.finditer(text)]
+    if comments:
+        parts, at = [], 0
+        for start, end in comments:
+            parts += [text[at:start], re.sub(r"[^\n]", " ", text[start:end])]
+            at = end
+        parts.append(text[at:])
+        text = "".join(parts)
     found = []
-    opened: tuple[re.Match[str], int] | None = None
-    position = 0
-    after = 0  # the comments before this one end before the line (positions only grow)
-    for line in text.splitlines(keepends=True):
-        match = _FENCE_LINE.match(line.rstrip("\n"))
-        while after < len(comments) and comments[after][1] <= position:
-            after += 1
-        if after < len(comments) and comments[after][0] <= position:
-            match = None
-        if opened is None and match:
-            opened = (match, position + len(line))
-        elif opened is not None and match and not match["info"]:
-            fence = opened[0]["fence"]
-            if match["fence"][0] == fence[0] and len(match["fence"]) >= len(fence):
-                found.append((opened[1], position, opened[0]["info"]))
-                opened = None
-        position += len(line)
-    if opened is not None:
-        found.append((opened[1], len(text), opened[0]["info"]))
+    for block in fenced_blocks(text):
+        opened = text.find("\n", block.start) + 1 or len(text)
+        closed = text.rfind("\n", 0, block.end) + 1 if block.closed else len(text)
+        found.append((opened, max(opened, closed), block.info))
     return found
 
 

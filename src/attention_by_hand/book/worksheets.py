@@ -29,7 +29,7 @@ tables, maths) that the lesson shows where it is written, under the title
 are numbers a reader sees, claimed as the prose's are.
 
 Each lesson gets a "Print the exercises" link before its first exercise
-(:func:`add_print_link`). Both kinds of page are left out of the search
+(:func:`print_link`). Both kinds of page are left out of the search
 index (``search: exclude`` in their front matter): the search would
 otherwise answer a question with the answer key, and list each exercise
 twice. A plain library: no MkDocs, no state.
@@ -50,10 +50,17 @@ from attention_by_hand.book.exercise import (
     Exercise,
     ExerciseError,
     PageExercise,
-    exercise_blocks,
+    is_exercise_info,
     no_blank_lines,
 )
-from attention_by_hand.book.fences import FENCE, fenced_blocks, near_miss_fences
+from attention_by_hand.book.fences import (
+    FENCE,
+    FencedBlock,
+    Replacement,
+    fenced_blocks,
+    near_miss_blocks,
+    replace_blocks,
+)
 from attention_by_hand.book.lessons import LINK, resolve_link
 
 __all__ = [
@@ -67,14 +74,16 @@ __all__ = [
     "SHEET_HEIGHT_MM",
     "Given",
     "LessonSheet",
-    "add_print_link",
     "front_matter",
+    "given_of",
     "is_generated",
     "is_given_info",
     "key_body",
     "page_given",
     "plan_sheets",
+    "print_link",
     "render_given",
+    "rendered_given",
     "replace_given",
     "room_mm",
     "worksheet_body",
@@ -101,19 +110,32 @@ class Given:
     ----------
     text : str
         Its Markdown, as written between the fences.
-    line : int
-        The line of its opening fence in the file.
-    start, end : int
-        Its span in the page, fences included.
-    indent : str
-        The white space before its opening fence.
+    block : FencedBlock
+        Where it is written.
     """
 
     text: str
-    line: int
-    start: int
-    end: int
-    indent: str = ""
+    block: FencedBlock
+
+    @property
+    def line(self) -> int:
+        """The line of its opening fence in the file."""
+        return self.block.line
+
+    @property
+    def start(self) -> int:
+        """Where its span in the page starts, at its opening fence."""
+        return self.block.start
+
+    @property
+    def end(self) -> int:
+        """Where its span in the page ends, after its closing fence."""
+        return self.block.end
+
+    @property
+    def indent(self) -> str:
+        """The white space before its opening fence."""
+        return self.block.indent
 
 
 @dataclass(frozen=True)
@@ -189,24 +211,23 @@ def front_matter(title: str, description: str) -> str:
     )
 
 
-def add_print_link(markdown: str, *, lesson_uri: str) -> str:
-    """Put "Print the exercises" (and the answer key) before the lesson's first exercise.
+def print_link(lesson_uri: str, *, indent: str = "") -> str:
+    """The line "Print the exercises" (and the answer key) that goes before a lesson's first exercise.
 
-    A lesson without exercises is returned as it is.
+    Examples
+    --------
+    >>> print(print_link("lessons/causal-masking.md"), end="")  # doctest: +NORMALIZE_WHITESPACE
+    [Print the exercises](../worksheets/causal-masking.md){ .abh-print-link }: a worksheet with
+    room to write, and the [answer key](../worksheets/answers.md#causal-masking) for its teacher.
     """
-    blocks = exercise_blocks(markdown)
-    if not blocks:
-        return markdown
-    first = blocks[0]
     here = posixpath.dirname(lesson_uri)
     sheet = posixpath.relpath(worksheet_uri(lesson_uri), here)
     key = posixpath.relpath(KEY_URI, here)
     stem = posixpath.splitext(posixpath.basename(lesson_uri))[0]
-    line = (
-        f"{first.indent}[{PRINT_LINK}]({sheet}){{ .abh-print-link }}: a worksheet with room "
+    return (
+        f"{indent}[{PRINT_LINK}]({sheet}){{ .abh-print-link }}: a worksheet with room "
         f"to write, and the [answer key]({key}#{stem}) for its teacher.\n\n"
     )
-    return markdown[: first.start] + line + markdown[first.start :]
 
 
 # ---------------------------------------------------------------------------
@@ -239,10 +260,7 @@ def page_given(markdown: str, path: str) -> Given | None:
     Raises
     ------
     ExerciseError
-        ``<path>, line <n>: ...`` with the fix, for a fence that looks like a
-        misspelled ```` ```given ````, a second block, a block never closed,
-        an empty one, one that holds a fence, or one on a page without
-        exercises.
+        As :func:`given_of` does.
 
     Examples
     --------
@@ -250,23 +268,45 @@ def page_given(markdown: str, path: str) -> Given | None:
     >>> page_given(page, "x.md").text
     'The keys are 0 and 1.'
     """
-    for line, opening in near_miss_fences(markdown, GIVEN_INFO):
+    return given_of(fenced_blocks(markdown), path)
+
+
+def given_of(blocks: Sequence[FencedBlock], path: str) -> Given | None:
+    """The ```` ```given ```` block among a page's fenced blocks, or None; checked.
+
+    Parameters
+    ----------
+    blocks : sequence of FencedBlock
+        The page's fenced blocks (:func:`~attention_by_hand.book.fences.fenced_blocks`
+        of its source as written, so that lines are the file's).
+    path : str
+        The file's path relative to the repository root, for messages.
+
+    Raises
+    ------
+    ExerciseError
+        ``<path>, line <n>: ...`` with the fix, for a fence that looks like a
+        misspelled ```` ```given ````, a second block, a block never closed,
+        an empty one, one that holds a fence, or one on a page without
+        exercises.
+    """
+    for line, opening in near_miss_blocks(blocks, GIVEN_INFO):
         raise ExerciseError(
             f"{path}, line {line}: '{opening}' looks like a misspelled given fence, which would "
             "show the exercises' data as code; write ```given (nothing after it) for the data "
             "the exercises share, or give the code block another language",
             line,
         )
-    blocks = [block for block in fenced_blocks(markdown) if is_given_info(block.info)]
-    if not blocks:
+    found = [block for block in blocks if is_given_info(block.info)]
+    if not found:
         return None
-    first = blocks[0]
-    if len(blocks) > 1:
+    first = found[0]
+    if len(found) > 1:
         raise ExerciseError(
-            f"{path}, line {blocks[1].line}: a second ```given block (the first is at line "
+            f"{path}, line {found[1].line}: a second ```given block (the first is at line "
             f"{first.line}): a lesson writes the data its exercises share once, where the "
             "worksheet prints it at its top; put all of it in the first block",
-            blocks[1].line,
+            found[1].line,
         )
     if not first.closed:
         raise ExerciseError(
@@ -289,13 +329,13 @@ def page_given(markdown: str, path: str) -> Given | None:
             "exercises share (Markdown: lists, tables, maths), or remove it",
             first.line,
         )
-    if not exercise_blocks(markdown):
+    if not any(is_exercise_info(block.info) for block in blocks):
         raise ExerciseError(
             f"{path}, line {first.line}: a ```given block on a page without exercises: it "
             "holds the data the page's exercises share; add the exercises, or remove it",
             first.line,
         )
-    return Given(text, first.line, first.start, first.end, first.indent)
+    return Given(text, first)
 
 
 def render_given(text: str, *, block: Callable[[str], str] = html.escape) -> str:
@@ -321,14 +361,19 @@ def replace_given(markdown: str, *, path: str, block: Callable[[str], str] = htm
     Raises
     ------
     ExerciseError
-        As :func:`page_given` does.
+        As :func:`page_given` does. (The build reads every page's block once,
+        and renders that: :func:`rendered_given`.)
     """
-    given = page_given(markdown, path)
-    if given is None:
-        return markdown
-    rendered = render_given(given.text, block=block)
-    rows = "".join(f"{given.indent}{row}\n" for row in rendered.splitlines())
-    return markdown[: given.start] + "\n" + rows + markdown[given.end :]
+    return replace_blocks(markdown, rendered_given(page_given(markdown, path), block=block))
+
+
+def rendered_given(
+    given: Given | None, *, block: Callable[[str], str] = html.escape
+) -> list[Replacement]:
+    """The HTML of the page's ```` ```given ```` block, if any, to put in its place."""
+    return (
+        [] if given is None else [Replacement(given.block, render_given(given.text, block=block))]
+    )
 
 
 # ---------------------------------------------------------------------------
