@@ -71,6 +71,7 @@
   const { abs, rational, add, times, equal, fromText } = window.abh.exact;
 
   /* Whether |value - x| is at most half a unit of the last of `places` places. */
+  // Python twin: attention_by_hand.book.answers._within
   function within(value, x, places) {
     const gap = abs(value.n * x.d - x.n * value.d);
     return gap * 2n * 10n ** BigInt(places) <= value.d * x.d;
@@ -86,6 +87,7 @@
   }
 
   /* (value, places) of an unsigned integer or decimal: 1,000  102 400  0.25  .5  2. */
+  // Python twin: attention_by_hand.book.answers._plain
   function plain(s) {
     const digits = s.replace(GROUP_MARKS, "");
     const dot = digits.indexOf(".");
@@ -97,6 +99,7 @@
     };
   }
 
+  // Python twin: attention_by_hand.book.answers.unreadable
   function unreadable(typed) {
     const chars = Array.from(typed);
     const shown = chars.length <= 30 ? typed : chars.slice(0, 29).join("") + "\u2026";
@@ -105,6 +108,7 @@
   }
 
   /* typed without one pair of brackets around it: (1/3) is 1/3 */
+  // Python twin: attention_by_hand.book.answers._unbracketed
   function unbracketed(typed) {
     if (typed.length > 1 && BRACKETS[typed[0]] !== undefined &&
         typed[typed.length - 1] === BRACKETS[typed[0]]) {
@@ -113,6 +117,7 @@
     return typed;
   }
 
+  // Python twin: attention_by_hand.book.answers._why_unreadable
   function whyUnreadable(typed) {
     if (COMMA.test(typed)) {
       return COMMA_DECIMAL + ": type " + typed.split(",").join(".") + ", not " + typed;
@@ -128,6 +133,7 @@
     return unreadable(typed);
   }
 
+  // Python twin: attention_by_hand.book.answers.read_answer
   function read(raw) {
     if (typeof raw !== "string") throw new TypeError("read() reads a string; got " + typeof raw);
     const typed = strip(raw);
@@ -168,6 +174,7 @@
   const RIGHT = "right", NOT_YET = "not yet", FEWER = "fewer places";
 
   /* x with its decimals after `places` dropped (towards 0): 11/3, 2 places: 3.66 */
+  // Python twin: attention_by_hand.book.answers._cut_off
   function cutOff(x, places) {
     const scale = 10n ** BigInt(places);
     const kept = abs(x.n) * scale / x.d; /* BigInt division truncates */
@@ -175,6 +182,7 @@
   }
 
   /* `expected`: {value: {n, d}, places: P or null}, as answers.py's Expected. */
+  // Python twin: attention_by_hand.book.answers.judge
   function judge(typed, expected) {
     const value = typed.value, x = expected.value;
     const carried = expected.places === undefined ? null : expected.places;
@@ -195,6 +203,7 @@
   }
 
   /* The texts typed into an answer's blanks, one per entry, row by row. */
+  // Python twin: attention_by_hand.book.answers.check
   function check(texts, answer) {
     const entries = answer.entries.map(expectedOf);
     if (texts.length !== entries.length) {

@@ -32,7 +32,8 @@
     return match ? BigInt(match[1].replace(/,/g, "")) : null;
   }
 
-  /* binary_size in calculator_html.py: exact, or "about" to 3 digits. */
+  /* n bytes in the largest binary unit it reaches: exact, or "about" to 3 digits. */
+  // Python twin: attention_by_hand.book.calculator_html.binary_size
   function binarySize(n) {
     let unit = 0;
     let size = 1n;
@@ -63,7 +64,8 @@
     return "about " + text + " " + UNITS[unit];
   }
 
-  /* input_problem in calculator_html.py: what is wrong, or null. */
+  /* What is wrong with the inputs, in the page's words, or null. */
+  // Python twin: attention_by_hand.book.calculator_html.input_problem
   function problem(fields, v) {
     for (let i = 0; i < fields.length; i++) {
       const f = fields[i];
@@ -82,7 +84,8 @@
     return null;
   }
 
-  /* cache_results in calculator_html.py. */
+  /* Every number the calculator shows for valid inputs, exactly. */
+  // Python twin: attention_by_hand.book.calculator_html.cache_results
   function results(v) {
     const kept = v.window === null || v.tokens < v.window ? v.tokens : v.window;
     const shape = 2n * v.layers * v.head_dim * v.bytes_per_number;

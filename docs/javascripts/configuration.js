@@ -27,9 +27,10 @@
     return Object.prototype.hasOwnProperty.call(object, key);
   }
 
-  /* number_text in configuration.py: exact for whole numbers, else 6
+  /* A number as the reader writes it: exact for whole numbers, else 6
    * significant digits rounded half away from zero (toExponential rounds the
    * exact value, ties up), plain from 0.0001 to a million, else m × 10ⁿ. */
+  // Python twin: attention_by_hand.configuration.number_text
   function numberText(x) {
     if (typeof x === "bigint") return grouped(x);
     if (!isFinite(x)) return x < 0 ? "-\u221e" : "\u221e";
@@ -51,7 +52,8 @@
     return sign + m + " \u00d7 10" + power;
   }
 
-  /* _given in configuration.py: a JSON value as a message shows it. */
+  /* A JSON value as a message shows it. */
+  // Python twin: attention_by_hand.configuration._given
   function given(value) {
     if (value === null) return "null";
     if (typeof value === "boolean") return value ? "true" : "false";
@@ -61,6 +63,7 @@
     return "an object";
   }
 
+  // Python twin: attention_by_hand.configuration._or_list
   function orList(items) {
     return items.length > 1 ? items.slice(0, -1).join(", ") + " or " + items[items.length - 1]
       : items[0];
@@ -78,7 +81,8 @@
     throw new Refusal(message);
   }
 
-  /* read_configuration in configuration.py: the reading, or a Refusal. */
+  /* The reading of a pasted text, or a Refusal. */
+  // Python twin: attention_by_hand.configuration.read_configuration
   function read(text, rules) {
     let config;
     try {
@@ -118,7 +122,9 @@
     return reading(model, v, rules);
   }
 
-  /* _checked_value in configuration.py. */
+  /* The value of field f, checked; null when this model has no such field or the
+   * configuration leaves it unset. */
+  // Python twin: attention_by_hand.configuration._checked_value
   function checked(config, f, model, rules) {
     const status = hasOwn(f.models, model) ? f.models[model] : null;
     if (status === null) return null;
@@ -168,7 +174,8 @@
     return value;
   }
 
-  /* _reading in configuration.py: the cross-checks, then the numbers. */
+  /* The cross-checks, then the numbers. */
+  // Python twin: attention_by_hand.configuration._reading
   function reading(model, v, rules) {
     const t = numberText;
     const layers = v.num_hidden_layers, hidden = v.hidden_size;
@@ -234,13 +241,15 @@
     });
   }
 
+  // Python twin: attention_by_hand.configuration._layer_list
   function layerList(layers) {
     let shown = layers.map(numberText);
     if (shown.length > 4) shown = shown.slice(0, 3).concat(["\u2026", shown[shown.length - 1]]);
     return (layers.length === 1 ? "layer " : "layers ") + shown.join(", ");
   }
 
-  /* _consequences in configuration.py: [key, label, formula, value] rows. */
+  /* The consequences: [key, label, formula, value] rows. */
+  // Python twin: attention_by_hand.configuration._consequences
   function consequences(n) {
     const t = numberText;
     const d = n.d, w = n.window, context = n.context, b = n.b;

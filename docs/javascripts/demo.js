@@ -45,6 +45,7 @@
   }
 
   /* The reference's stable masked softmax of one row. */
+  // Python twin: attention_by_hand.core._masked_softmax
   function maskedSoftmax(x, keep) {
     let m = -Infinity;
     for (let j = 0; j < x.length; j++) if (keep[j] && x[j] > m) m = x[j];
@@ -60,6 +61,7 @@
     return w;
   }
 
+  // Python twin: attention_by_hand.book.demos.DemoSpec.result
   function compute(state) {
     const q = state.queries, k = state.keys, v = state.values;
     const nQ = q.length, nK = k.length, dV = v[0].length;
@@ -88,8 +90,9 @@
 
   /* ---- showing numbers: 3 decimals (abh.format3) ------------------------ */
 
-  /* One number cell, as demo_html.py's _cell writes it. Only what changed
-   * is touched: usually the number's text and data-value. */
+  /* One number cell, as its Python twin writes it. Only what changed is
+   * touched: usually the number's text and data-value. */
+  // Python twin: attention_by_hand.book.demo_html._cell
   function setCell(cell, kind, value, masked) {
     const exact = masked ? (kind === "score" ? "-Infinity" : "0") : String(value);
     const wasMasked = cell.classList.contains("abh-masked");
@@ -142,7 +145,8 @@
     return "(" + figureNumber(v[0]) + ", " + figureNumber(v[1]) + ")";
   }
 
-  /* figures._common_fractions: 1/6, 2/6, 3/6 over one denominator, if any. */
+  /* Weights over one common denominator: 1/6, 2/6, 3/6, if there is one. */
+  // Python twin: attention_by_hand.figures._common_fractions
   function commonFractions(w) {
     for (let d = 1; d <= 12; d++) {
       const ok = w.every(function (x) {
@@ -182,10 +186,11 @@
     }));
   }
 
-  /* figures._free_corner: the corner of a value's tip for its label, up-right,
-   * else down-right, up-left, down-left, the first where the label's box (in
-   * this picture's pixels, `perUnit` a unit, 3 px to spare all round) meets
-   * none of the arrows and the output's leader. */
+  /* The corner of a value's tip for its label: up-right, else down-right,
+   * up-left, down-left, the first where the label's box (in this picture's
+   * pixels, `perUnit` a unit, 3 px to spare all round) meets none of the
+   * arrows and the output's leader. */
+  // Python twin: attention_by_hand.figures._free_corner
   function freeCorner(tip, chars, segments, perUnit) {
     const near = 1 / perUnit, farX = (7 + 0.6 * 11 * chars) / perUnit, farY = 18 / perUnit;
     const corners = [[1, 1], [1, -1], [-1, 1], [-1, -1]];
@@ -198,7 +203,8 @@
     return corners[0];
   }
 
-  /* figures._meets: whether the segment from a to b meets the box xs by ys (Liang-Barsky). */
+  /* Whether the segment from a to b meets the box xs by ys (Liang-Barsky). */
+  // Python twin: attention_by_hand.figures._meets
   function meets(a, b, xs, ys) {
     let t0 = 0, t1 = 1;
     const dx = b[0] - a[0], dy = b[1] - a[1];
@@ -223,6 +229,7 @@
     }));
   }
 
+  // Python twin: attention_by_hand.figures.attention_row
   function drawWeights(svg, w, keep) {
     clear(svg);
     const left = 54, right = 292, top = 30, bottom = 212, height = bottom - top;
@@ -257,6 +264,7 @@
     });
   }
 
+  // Python twin: attention_by_hand.figures.attention_row
   function drawVectors(svg, values, w, out) {
     clear(svg);
     const left = 46, right = 372, top = 30, bottom = 270;

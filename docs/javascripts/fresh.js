@@ -27,6 +27,7 @@
 
   /* ---- the generator: mulberry32, 32-bit steps as fresh_numbers.Mulberry32 ---- */
 
+  // Python twin: attention_by_hand.book.fresh_numbers.Mulberry32
   function Mulberry32(seed) {
     let state = seed >>> 0;
     this.next = function () {
@@ -87,6 +88,7 @@
 
   /* ---- the four skills ------------------------------------------------------- */
 
+  // Python twin: attention_by_hand.book.fresh_numbers._weights_from_exponentials
   function weightsFromExponentials(rng) {
     const third = R(1, 3);
     let exps, total, weights;
@@ -127,6 +129,7 @@
   const WEIGHT_DENOMINATORS = [4, 5, 6, 8, 10, 12];
   const LARGEST_VALUE = 12;
 
+  // Python twin: attention_by_hand.book.fresh_numbers._weighted_output
   function weightedOutput(rng) {
     let weights, values, output, heaviest, average, top;
     for (;;) {
@@ -181,6 +184,7 @@
     };
   }
 
+  // Python twin: attention_by_hand.book.fresh_numbers._masked_renormalisation
   function maskedRenormalisation(rng) {
     const exps = [rng.integer(1, 9), rng.integer(1, 9), rng.integer(1, 9), rng.integer(1, 9)];
     const seen = exps[0] + exps[1] + exps[2];
@@ -216,6 +220,7 @@
     };
   }
 
+  // Python twin: attention_by_hand.book.fresh_numbers._online_softmax_block
   function onlineSoftmaxBlock(rng) {
     let a, b, c, values;
     for (;;) {
@@ -297,6 +302,7 @@
     "online-softmax-block": onlineSoftmaxBlock
   };
 
+  // Python twin: attention_by_hand.book.fresh_numbers.draw
   function draw(skill, seed) {
     if (!Object.prototype.hasOwnProperty.call(SKILLS, skill)) {
       throw new RangeError("unknown skill " + JSON.stringify(skill) + "; expected one of " +
@@ -312,7 +318,8 @@
     return drawn;
   }
 
-  /* What the Python reference gives (fresh_numbers.Drawn.as_json): fractions as "n/d". */
+  /* What the Python reference gives: fractions as "n/d". */
+  // Python twin: attention_by_hand.book.fresh_numbers.Drawn.as_json
   function values(drawn) {
     return {
       inputs: drawn.inputs,

@@ -53,6 +53,7 @@
   /* x rounded to the nearest number of f, ties to even, beyond the largest
    * to an infinity (precision._round); f null: x itself, for exact. In
    * [2**e, 2**(e+1)) the numbers of f are the multiples of 2**(e - t). */
+  // Python twin: attention_by_hand.precision.round_to
   function roundTo(x, f) {
     if (!f || !isFinite(x) || x === 0) return x;
     const a = Math.abs(x), e = Math.max(exponent(a), f.emin), q = e - f.t;
@@ -69,6 +70,7 @@
 
   /* ---- the steps (row_steps) ------------------------------------------- */
 
+  // Python twin: attention_by_hand.book.precision_html.row_steps
   function rowSteps(scores, values, blocked, fmt, f, subtract) {
     const r = function (x) { return roundTo(x, f); };
     const s = scores.map(function (x, j) { return blocked[j] ? -Infinity : r(x); });
@@ -89,13 +91,16 @@
 
   /* ---- where the row breaks (first_break, verdict) --------------------- */
 
+  // Python twin: attention_by_hand.book.precision_html._broken
   function broken(x) { return x !== x || x === Infinity; }
 
+  // Python twin: attention_by_hand.book.precision_html.stalled
   function stalled(st, j) {
     return st.fmt !== EXACT && j > 0 && st.exps[j] > 0 && isFinite(st.sums[j]) &&
       st.sums[j] === st.sums[j - 1];
   }
 
+  // Python twin: attention_by_hand.book.precision_html.first_break
   function firstBreak(st) {
     let j;
     for (j = 0; j < st.scores.length; j++) {
@@ -109,6 +114,7 @@
     return null;
   }
 
+  // Python twin: attention_by_hand.book.precision_html.verdict
   function verdict(st, digits) {
     const found = firstBreak(st), fmt = st.fmt;
     const n = function (x) { return show(x, digits); };
@@ -141,6 +147,7 @@
   /* ---- showing numbers (show) ------------------------------------------ */
 
   /* x as stored, to `digits` significant digits at most, rounded half up. */
+  // Python twin: attention_by_hand.book.precision_html.show
   function show(x, digits) {
     if (x !== x) return "NaN";
     if (x === Infinity || x === -Infinity) return (x < 0 ? MINUS : "") + INF;
@@ -159,17 +166,20 @@
 
   /* ---- the markup, as precision_html.py writes it ---------------------- */
 
+  // Python twin: attention_by_hand.book.precision_html._cell
   function cell(name, x, digits, tag, bad) {
     return '<td class="abh-num' + (bad ? " abh-bad" : "") + '" data-cell="' + name +
       '" data-value="' + String(x) + '"><span class="abh-n">' + show(x, digits) + "</span>" +
       (tag ? ' <span class="abh-tag">' + tag + "</span>" : "") + "</td>";
   }
 
+  // Python twin: attention_by_hand.book.precision_html._number
   function number(name, x, digits, bad) {
     return '<span class="abh-n' + (bad ? " abh-bad" : "") + '" data-cell="' + name +
       '" data-value="' + String(x) + '">' + show(x, digits) + "</span>";
   }
 
+  // Python twin: attention_by_hand.book.precision_html._rows_html
   function rowsHtml(st, digits) {
     const found = firstBreak(st);
     const first = found ? (found[0] === "stall" ? "sum" : found[0]) + "-" + found[1] : "";

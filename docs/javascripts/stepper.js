@@ -30,7 +30,8 @@
 
   /* ---- the maths ------------------------------------------------------ */
 
-  /* The state after each block: what stepper_rows() returns in Python. */
+  /* The state after each block. */
+  // Python twin: attention_by_hand.book.stepper_html.stepper_rows
   function onlineRows(scores, values, blockSize) {
     const n = scores.length, dV = values[0].length;
     let m = -Infinity, total = 0;
@@ -84,6 +85,7 @@
 
   /* Exact as the figures print it (abh.formatNumber) when it is, else three
    * decimals (abh.format3): ln 3 is 1.099, not 1.1. */
+  // Python twin: attention_by_hand.book.stepper_html._show
   function show(x) {
     const text = abh.formatNumber(x);
     const parts = text.split("/");
@@ -91,11 +93,13 @@
     return Math.abs(exact - x) >= 1e-9 ? abh.format3(x) : abh.minus(text);
   }
 
+  // Python twin: attention_by_hand.book.stepper_html._num
   function num(name, value) {
     return '<td class="abh-num" data-cell="' + name + '" data-value="' + String(value) + '">' +
       '<span class="abh-n">' + show(value) + "</span></td>";
   }
 
+  // Python twin: attention_by_hand.book.stepper_html._vector_span
   function vectorSpan(name, values) {
     return "(" + values.map(function (x, c) {
       return '<span class="abh-n" data-cell="' + name + "-" + c + '" data-value="' + String(x) +
@@ -103,7 +107,8 @@
     }).join(", ") + ")";
   }
 
-  /* One block's row, exactly as stepper_html.py's _row_html writes it. */
+  /* One block's row, exactly as its Python twin writes it. */
+  // Python twin: attention_by_hand.book.stepper_html._row_html
   function rowHtml(b, row) {
     const keys = row.first === row.last ? String(row.first) : row.first + " to " + row.last;
     let tag = "";

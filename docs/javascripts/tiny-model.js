@@ -40,6 +40,7 @@
     return out;
   }
 
+  // Python twin: attention_by_hand.tiny_model.tiny_model_forward
   function forward(W, ids) {
     const n = ids.length, heads = W.w_q.length, V = W.vocabulary.length;
     const x = ids.map(function (t, i) {
@@ -119,6 +120,7 @@
 
   /* ---- showing numbers (as model_demo_html.py and demo_html.py write them) -- */
 
+  // Python twin: attention_by_hand.book.demo_html._cell
   function cell(kind, index, value, masked) {
     const name = [kind].concat(index).join("-");
     if (masked) {
@@ -130,6 +132,7 @@
       '<span class="abh-n">' + format(value) + "</span></td>";
   }
 
+  // Python twin: attention_by_hand.book.demo_html._table
   function table(id, caption, head, body, tableClass) {
     const cls = ("abh-table " + (tableClass || "")).trim();
     return '<div class="abh-table-block"><p class="abh-table-title" id="' + id + '">' + caption +
@@ -138,7 +141,8 @@
       "</thead><tbody>" + body + "</tbody></table></div></div>";
   }
 
-  /* The same markup as model_demo_html.results_html. */
+  /* The same markup as the Python twin's. */
+  // Python twin: attention_by_hand.book.model_demo_html.results_html
   function resultsHtml(r, letters, vocabulary, uid) {
     const n = letters.length, heads = r.attention.length, dV = r.outputs[0][0].length;
     const label = letters.split("").map(function (t, i) { return i + " " + t; });

@@ -307,6 +307,7 @@ def _picture_html(spec: DemoSpec, uid: str, figure_html: str) -> str:
     )
 
 
+# JavaScript twin: tiny-model.js table
 def _table(
     tid: str, caption: str, head: str, body: str, *, scroll: bool = True, table_class: str = ""
 ) -> str:
@@ -326,8 +327,10 @@ def _table(
     )
 
 
+# JavaScript twin: demo.js setCell
+# JavaScript twin: tiny-model.js cell
 def _cell(kind: str, index: tuple[int, ...], value: float, *, masked: str | None = None) -> str:
-    """One number cell, exactly as ``demo.js`` writes it (``cellHtml`` there)."""
+    """One number cell, exactly as ``demo.js`` and ``tiny-model.js`` write it."""
     name = "-".join([kind, *map(str, index)])
     classes = ["abh-num"]
     if kind == "weight":
@@ -343,6 +346,7 @@ def _cell(kind: str, index: tuple[int, ...], value: float, *, masked: str | None
     return f'<td class="{" ".join(classes)}" data-cell="{name}" data-value="{exact}">{inner}</td>'
 
 
+# JavaScript twin: core.js format3
 def format_demo_number(x: float) -> str:
     """A computed number as the demo shows it: 3 decimals, a real minus sign, no -0.000.
 
