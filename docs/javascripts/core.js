@@ -153,9 +153,9 @@
   const SCORE_TEXT = new RegExp("^\\s*(?:([-\\u2212]?" + NUMBER + ")(?:\\s*([-+\\u2212])\\s*" + LN +
     ")?|([-\\u2212]?)\\s*" + LN + ")\\s*$");
 
-  /* The score a text gives ("1.5", "\u22122", "ln 3", "\u2212ln 2", and with
+  /* The score a text gives ("1.5", "−2", "ln 3", "−ln 2", and with
    * `sums` "10 + ln 2"), or null when the text is not one or the score is
-   * beyond \u00b1limit. */
+   * beyond ±limit. */
   // Python twin: attention_by_hand.book.stepper_html.parse_score
   // Python twin: attention_by_hand.book.precision_html.parse_score
   function readScore(text, limit, sums) {
