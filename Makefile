@@ -72,16 +72,16 @@ strict: $(STAMP)  ## build the site into site/, failing on any warning
 offline: $(STAMP)  ## build a site to read from disk into site-offline/ (open site-offline/index.html)
 	OFFLINE=true $(BIN)/mkdocs build --strict -d site-offline
 
-# axe-core, which the accessibility tests run in each page, from the npm
-# registry: `npm ci` installs exactly what tests/package-lock.json locks and
-# checks the sha512 hash written there. Without npm those tests are skipped
-# (under CI=true they fail).
-AXE := tests/node_modules/axe-core/axe.min.js
-$(AXE): tests/package.json tests/package-lock.json
+# axe-core, which the accessibility tests run in each page, and ESLint, which
+# reads the book's JavaScript, from the npm registry: `npm ci` installs
+# exactly what tests/package-lock.json locks and checks the sha512 hash
+# written there. Without npm those tests are skipped (under CI=true they fail).
+NPM_TOOLS := tests/node_modules/axe-core/axe.min.js
+$(NPM_TOOLS): tests/package.json tests/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then \
 	  npm ci --prefix tests --ignore-scripts --no-audit --no-fund --loglevel=error && touch $@; \
 	else \
-	  echo "make: npm (Node.js) not found: the accessibility tests need axe-core and will be skipped"; \
+	  echo "make: npm (Node.js) not found: the accessibility tests (axe-core) and ESLint will be skipped"; \
 	fi
 
 # `make test` runs in parallel (pytest-xdist), two workers by default.
@@ -92,7 +92,7 @@ $(AXE): tests/package.json tests/package-lock.json
 # (`make test TEST_DIST=loadscope`: without that, to measure what it buys).
 TEST_WORKERS ?= 2
 TEST_DIST ?= loadfile
-test: $(STAMP) $(AXE)  ## run every test: maths, docs examples, build, browser, serve, torch, tools
+test: $(STAMP) $(NPM_TOOLS)  ## run every test: maths, docs examples, build, browser, serve, torch, tools
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist $(TEST_DIST)
 
 # The tiers are markers (pyproject.toml); tests/conftest.py marks each test
@@ -105,11 +105,21 @@ FAST := not build and not browser and not serve and not torch and not tools and 
 test-fast: $(STAMP)  ## the inner loop: every page's check, the maths and the libraries' unit tests; no build or browser
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m "$(FAST)" --hypothesis-profile=fast --ignore=tests/test_torch.py
 
-lint: $(STAMP)  ## ruff check, ruff format --check, mypy on src/, zizmor on .github (workflows, dependabot.yml)
+# ESLint on the book's own JavaScript, with the rules of tests/eslint.config.mjs
+# (tests/test_javascript.py runs the same command).
+ESLINT := tests/node_modules/.bin/eslint
+JAVASCRIPT := docs/javascripts overrides/assets/javascripts/lazy-search.js
+lint: $(STAMP) $(NPM_TOOLS)  ## ruff check, ruff format --check, mypy on src/, zizmor on .github (workflows, dependabot.yml), ESLint on the JavaScript
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/zizmor --offline .github/
+	@if [ -x $(ESLINT) ] && command -v node >/dev/null 2>&1; then \
+	  echo "$(ESLINT) --config tests/eslint.config.mjs --max-warnings=0 $(JAVASCRIPT)"; \
+	  $(ESLINT) --config tests/eslint.config.mjs --max-warnings=0 $(JAVASCRIPT); \
+	else \
+	  echo "make lint: ESLint skipped: it needs Node.js and npm (apt-get install nodejs npm), which install it into tests/node_modules"; \
+	fi
 
 # The package readers install with `pip install attention-by-hand`: its sdist,
 # and the wheel built from that sdist (so a file missing from the sdist fails

@@ -30,7 +30,8 @@ from attention_by_hand.book.answers import AnswerError, read_answer
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-ANSWERS_JS = DOCS / "javascripts" / "answers.js"
+#: The reader and its core (the exact fractions), in the order a page loads them.
+ANSWERS_JS = [DOCS / "javascripts" / name for name in ("core.js", "answers.js")]
 OPENING = re.compile(r"^(`{3,}|~{3,})[ \t]*exercise[ \t]*$", re.IGNORECASE)
 
 
@@ -124,19 +125,19 @@ def test_the_independent_reading_of_the_sources_sees_every_exercise() -> None:
 #: Reads every text with answers.js: value as "n/d" and places, or the problem.
 READ_ALL = """
 (texts) => texts.map((t) => {
-  const r = window.abhAnswers.read(t);
+  const r = window.abh.answers.read(t);
   return r.problem !== undefined ? {problem: r.problem}
-    : {value: window.abhAnswers.text(r.value), places: r.places};
+    : {value: window.abh.exact.text(r.value), places: r.places};
 })
 """
 JUDGE_ALL = """
 (cases) => cases.map(([typed, value, places]) => {
-  const r = window.abhAnswers.read(typed);
-  return window.abhAnswers.judge(r, {value: window.abhAnswers.fromText(value), places});
+  const r = window.abh.answers.read(typed);
+  return window.abh.answers.judge(r, {value: window.abh.exact.fromText(value), places});
 })
 """
 CHECK_ALL = """
-([cases, answer]) => cases.map((typed) => window.abhAnswers.check(typed, answer))
+([cases, answer]) => cases.map((typed) => window.abh.answers.check(typed, answer))
 """
 #: What a reader might type, for texts made at random: digits, signs, spaces and marks.
 ALPHABET = "0123456789" * 3 + "..//,,  -+−eE½⅓¾()[];a\u00a0\u202f\u2013\u2010"
@@ -152,11 +153,12 @@ def python_reading(text: str) -> dict:
 
 @pytest.fixture(scope="module")
 def blank_page(browser):
-    """A page holding answers.js alone: the reader needs nothing else."""
+    """A page holding answers.js and the core alone: the reader needs nothing else."""
     context = browser.new_context()
     page = context.new_page()
     page.set_content("<!doctype html><title>answers.js</title>")
-    page.add_script_tag(content=ANSWERS_JS.read_text(encoding="utf-8"))
+    for script in ANSWERS_JS:
+        page.add_script_tag(content=script.read_text(encoding="utf-8"))
     yield page
     context.close()
 

@@ -11,8 +11,8 @@ the normal build:
 - the deferred scripts keep the order the book's scripts rely on:
   ``assets/javascripts/lazy-search.js`` first (it must wrap what the bundle
   calls before the bundle starts: tests/test_lazy_search.py), Material's
-  bundle next (it defines ``document$``), then ``javascripts/book.js`` (it
-  defines ``abhOnEveryPage``), then the rest.
+  bundle next (it defines ``document$``), then ``javascripts/core.js`` (it
+  defines ``abh``, which every script of the book uses), then the rest.
 
 Inline scripts are not concerned: they cost no request, and the Content
 Security Policy allows each by its hash (tests/test_csp_site.py).
@@ -77,7 +77,7 @@ def test_no_script_file_blocks_parsing_on_any_page(site_dir: Path) -> None:
     assert not blocking, "scripts that block the first paint: " + "; ".join(blocking)
 
 
-def test_deferred_scripts_run_lazy_search_then_bundle_then_book_js_then_the_rest(
+def test_deferred_scripts_run_lazy_search_then_bundle_then_core_js_then_the_rest(
     site_dir: Path,
 ) -> None:
     for relative in built_pages(site_dir):
@@ -86,4 +86,4 @@ def test_deferred_scripts_run_lazy_search_then_bundle_then_book_js_then_the_rest
         assert sources, f"{relative} loads no script file"
         assert sources[0].endswith("assets/javascripts/lazy-search.js"), f"{relative}: {sources}"
         assert "assets/javascripts/bundle." in sources[1], f"{relative}: {sources}"
-        assert sources[2].endswith("javascripts/book.js"), f"{relative}: {sources}"
+        assert sources[2].endswith("javascripts/core.js"), f"{relative}: {sources}"

@@ -32,7 +32,7 @@ from attention_by_hand.book.fresh_numbers import SEED_MAX, SEED_MIN, SKILLS, dra
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-SCRIPTS = [DOCS / "javascripts" / name for name in ("answers.js", "fresh.js")]
+SCRIPTS = [DOCS / "javascripts" / name for name in ("core.js", "fresh.js")]
 MINUS = "\N{MINUS SIGN}"
 
 #: Every page with an exercise that has a "New numbers" control, and the exercise's number.
@@ -45,8 +45,8 @@ FRESH_PAGES = [
 
 DRAW_ALL = """
 ([skill, seeds]) => seeds.map((s) => {
-  const drawn = window.abhFresh.draw(skill, s);
-  return {values: window.abhFresh.values(drawn), question: drawn.question, hints: drawn.hints,
+  const drawn = window.abh.fresh.draw(skill, s);
+  return {values: window.abh.fresh.values(drawn), question: drawn.question, hints: drawn.hints,
           solution: drawn.solution.map((b) => (b.lead ? b.lead + " " : "") +
             (b.items ? b.items.join(" ") : b.text)).join(" "),
           answers: drawn.answers.map((a) => ({label: a.label, text: a.text, shape: a.spec.shape,
@@ -57,7 +57,7 @@ DRAW_ALL = """
 
 @pytest.fixture(scope="module")
 def script_page(browser):
-    """A page holding answers.js and fresh.js alone: the generator needs nothing else."""
+    """A page holding fresh.js and the core alone: the generator needs nothing else."""
     context = browser.new_context()
     page = context.new_page()
     page.set_content("<!doctype html><title>fresh.js</title>")
@@ -143,14 +143,14 @@ def test_a_bad_skill_or_seed_is_refused_by_the_page(script_page) -> None:
     said = script_page.evaluate(
         """() => [["weights", 1], ["weighted-output", 0], ["weighted-output", 10000],
                   ["weighted-output", 2.5], ["weighted-output", "12"]].map(([k, s]) => {
-          try { window.abhFresh.draw(k, s); return null; } catch (e) { return e.message; }
+          try { window.abh.fresh.draw(k, s); return null; } catch (e) { return e.message; }
         })"""
     )
     assert said[0].startswith('unknown skill "weights"; expected one of weights-from'), said
     for message, seed in zip(said[1:], ["0", "10000", "2.5", "12"], strict=True):
         assert message == f"the seed must be a whole number from 1 to 9999; got {seed}", said
     read = script_page.evaluate(
-        "(texts) => texts.map((t) => window.abhFresh.readSeed(t))",
+        "(texts) => texts.map((t) => window.abh.fresh.readSeed(t))",
         ["3817", " #42 ", "0", "10000", "1.5", "abc", "", f"{SEED_MAX}", f"{SEED_MIN}"],
     )
     assert read == [3817, 42, None, None, None, None, None, SEED_MAX, SEED_MIN]
@@ -239,7 +239,7 @@ def test_a_drawn_exercise_is_checked_and_comes_back_by_its_number(
 
     # each listed mistake earns its message (the drawn one, from the page)
     drawn = tab.evaluate(
-        "([k, s]) => { const d = window.abhFresh.draw(k, s);"
+        "([k, s]) => { const d = window.abh.fresh.draw(k, s);"
         " return {messages: d.answers.map((a) => a.messages), hints: d.hints}; }",
         [skill, seed],
     )
@@ -329,7 +329,7 @@ def test_minus_sign_and_scores_of_one_are_written_as_the_book_writes_them(script
     """A score ln 1 is written 0, and a difference of scores with the minus sign."""
     seed = next(s for s in SEEDS if 1 in draw("online-softmax-block", s).inputs["exps"][:2])
     hints = script_page.evaluate(
-        "(s) => window.abhFresh.draw('online-softmax-block', s).hints", seed
+        "(s) => window.abh.fresh.draw('online-softmax-block', s).hints", seed
     )
     assert f"exp(0 {MINUS} ln" in hints[0] or f"{MINUS} 0)" in hints[0], hints
     assert "ln 1" not in " ".join(hints)

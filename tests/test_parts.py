@@ -87,7 +87,7 @@ def test_a_plain_lesson_loads_only_the_frame_and_its_quiz_and_exercises() -> Non
     content = '<div class="abh-quiz"></div><div class="abh-exercise"></div>'
     scripts, styles = parts.page_assets(content)
     assert scripts == [
-        "javascripts/book.js",
+        "javascripts/core.js",
         "javascripts/mark-read.js",
         "javascripts/a11y.js",
         "javascripts/answers.js",
@@ -109,16 +109,16 @@ def test_keep_page_assets_drops_only_declared_assets_the_page_does_not_need() ->
         '<link rel="stylesheet" href="../../stylesheets/book.css">\n'
         '<script defer src="../../assets/javascripts/bundle.js"></script>\n'
         '<script defer src="../../javascripts/demo.js"></script>\n'
-        '<script defer src="../../javascripts/book.js"></script>\n'
+        '<script defer src="../../javascripts/core.js"></script>\n'
     )
     kept = parts.keep_page_assets(
-        page, scripts=["javascripts/book.js"], styles=["stylesheets/book.css"]
+        page, scripts=["javascripts/core.js"], styles=["stylesheets/book.css"]
     )
     assert kept == (
         '<link rel="stylesheet" href="../../assets/stylesheets/main.css">\n'
         '<link rel="stylesheet" href="../../stylesheets/book.css">\n'
         '<script defer src="../../assets/javascripts/bundle.js"></script>\n'
-        '<script defer src="../../javascripts/book.js"></script>\n'
+        '<script defer src="../../javascripts/core.js"></script>\n'
     )
 
 

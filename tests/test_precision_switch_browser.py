@@ -1,6 +1,6 @@
 """Lesson 13's precision switch in Chromium, against attention_by_hand.precision.
 
-The page's rounding (``window.abhPrecision.roundTo``) is compared with
+The page's rounding (``window.abh.precision.roundTo``) is compared with
 :func:`~attention_by_hand.precision.round_to` on every float16 and bfloat16
 number, the halfway points between neighbours and the doubles next to them,
 and on random doubles of every magnitude; with ``Math.f16round`` and
@@ -88,7 +88,7 @@ RUN = (
     c.values.forEach((row, j) => row.forEach((text, k) =>
       set(root.querySelector(`[data-input="v-${j}-${k}"]`), text)));
     c.blocked.forEach((on, j) => tick(root.querySelector(`[data-block="${j}"]`), on));
-    const got = { parsed: c.scores.map((t) => window.abhPrecision.parseScore(t, 100)), read: {} };
+    const got = { parsed: c.scores.map((t) => window.abh.precision.parseScore(t, 100)), read: {} };
     for (const fmt of ["float16", "bfloat16", "float32", "exact"]) {
       const radio = root.querySelector(`input[type=radio][value="${fmt}"]`);
       radio.checked = true;
@@ -275,14 +275,14 @@ def test_random_rows_match_precision_in_every_format(fresh, site_url):
 
 COMPARE = """
 ([xs, f, withF16]) => {
-  const r = window.abhPrecision.roundTo;
+  const r = window.abh.precision.roundTo;
   const got = xs.map((x) => (Object.is(r(x, f), -0) ? "-0" : String(r(x, f))));
   const f16 = withF16 ? xs.filter((x) => !Object.is(Math.f16round(x), r(x, f))).map(String) : [];
   return [got, f16];
 }
 """
 EXPS = """
-([xs, f]) => xs.map((x) => String(window.abhPrecision.roundTo(Math.exp(x), f)))
+([xs, f]) => xs.map((x) => String(window.abh.precision.roundTo(Math.exp(x), f)))
 """
 
 
@@ -339,7 +339,7 @@ def test_rounding_to_float32_matches_fround_and_round_to(fresh, site_url):
         ]
     )
     got = page.evaluate(
-        """([xs, f]) => xs.filter((x) => !Object.is(Math.fround(x), window.abhPrecision.roundTo(x, f)))
+        """([xs, f]) => xs.filter((x) => !Object.is(Math.fround(x), window.abh.precision.roundTo(x, f)))
           .map(String)""",
         [xs.tolist(), page_format("float32")],
     )
@@ -381,7 +381,7 @@ def test_the_default_row_is_the_reference_with_and_without_javascript(fresh, bro
     live = root.evaluate(READ)
     scores = SPEC.score_values()
     parsed = page.evaluate(
-        "(texts) => texts.map((t) => window.abhPrecision.parseScore(t, 100))", list(SPEC.scores)
+        "(texts) => texts.map((t) => window.abh.precision.parseScore(t, 100))", list(SPEC.scores)
     )
     assert parsed == scores  # "10 + ln 2" and "10 + ln 3" read alike in both
     check(live, scores, SPEC.values, SPEC.blocked, SPEC.fmt, SPEC.subtract_max, "JavaScript")

@@ -209,7 +209,7 @@ def test_security_md_names_the_advisory_page_and_the_keys_the_site_stores() -> N
     repo_url = yaml_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["repo_url"]
     assert f"<{repo_url.rstrip('/')}/security/advisories/new>" in security
     script = (ROOT / "docs" / "javascripts" / "mark-read.js").read_text(encoding="utf-8")
-    (key,) = re.findall(r'var KEY = "([^"]+)";', script)
+    (key,) = re.findall(r'const KEY = "([^"]+)";', script)
     table = [line for line in security.splitlines() if line.startswith("| `")]
     assert [re.match(r"\| `([^`]+)`", row)[1] for row in table] == [  # type: ignore[index]
         "<site path>.__palette",

@@ -473,11 +473,26 @@ def test_lighthouse_stays_on_a_major_that_runs_on_the_node_here() -> None:
     assert rule["versions"] == [f">={_major(wanted) + 1}"]
 
 
-def test_the_tests_npm_lock_pins_axe_core_alone_with_its_hash() -> None:
-    """tests/package-lock.json: axe-core at the exact version asked for, sha512, nothing else."""
-    package, lock, wanted = _npm_locked("tests", "axe-core")
-    assert package["devDependencies"] == {"axe-core": wanted}
-    assert re.fullmatch(r"\d+\.\d+\.\d+", wanted), f"axe-core {wanted!r}: not one exact version"
-    assert sorted(lock["packages"]) == ["", "node_modules/axe-core"]
-    integrity = lock["packages"]["node_modules/axe-core"]["integrity"]
-    assert re.fullmatch(r"sha512-[A-Za-z0-9+/]{86}==", integrity), integrity
+#: What tests/package.json asks for: axe-core (tests/axe_core.py) and ESLint with its
+#: recommended rules and the browser's globals (tests/eslint.config.mjs).
+TESTS_NPM = {"axe-core", "eslint", "@eslint/js", "globals"}
+
+
+def test_the_tests_npm_lock_pins_axe_core_and_eslint_with_their_hashes() -> None:
+    """tests/package-lock.json: axe-core and ESLint at the exact versions asked for, and every
+    package it installs (ESLint's own dependencies too) with its sha512 hash."""
+    package, lock, _ = _npm_locked("tests", "axe-core")
+    wanted = package["devDependencies"]
+    assert set(wanted) == TESTS_NPM
+    for name, version in wanted.items():
+        assert re.fullmatch(r"\d+\.\d+\.\d+", version), f"{name} {version!r}: not one exact version"
+        assert lock["packages"][f"node_modules/{name}"]["version"] == version, name
+    assert _major(wanted["eslint"]) == _major(wanted["@eslint/js"]), "ESLint and its rules differ"
+    # ESLint runs on the Node.js here: its engines field names this major version
+    engines = lock["packages"]["node_modules/eslint"]["engines"]["node"]
+    assert re.search(rf"\^{NODE_MAJOR}\.|>={NODE_MAJOR}\b", engines), engines
+    installed = [name for name in lock["packages"] if name]
+    assert len(installed) > len(TESTS_NPM)
+    for name in installed:
+        integrity = lock["packages"][name].get("integrity", "")
+        assert re.fullmatch(r"sha512-[A-Za-z0-9+/]{86}==", integrity), (name, integrity)

@@ -26,13 +26,13 @@
       else maths.removeAttribute("tabindex");
     });
     document.querySelectorAll(".md-code__nav:not([aria-label])").forEach(function (nav) {
-      var all = Array.prototype.indexOf.call(document.querySelectorAll(".md-code__nav"), nav);
+      const all = Array.prototype.indexOf.call(document.querySelectorAll(".md-code__nav"), nav);
       nav.setAttribute("aria-label", "Code block " + (all + 1) + " tools");
     });
   }
 
   /* Once a frame at most, after the page changes or the window is resized. */
-  var pending = false;
+  let pending = false;
   function schedule() {
     if (pending) return;
     pending = true;

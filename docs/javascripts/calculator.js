@@ -19,42 +19,42 @@
 (function () {
   "use strict";
 
+  const abh = window.abh;
+  const grouped = abh.grouped;
+
   /* A whole number as the page accepts it: digits, or digits in groups of
    * three separated by commas ("8,192"), with white space around. */
-  var WHOLE = /^\s*(\d+|\d{1,3}(?:,\d{3})+)\s*$/;
-  var UNITS = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"];
+  const WHOLE = /^\s*(\d+|\d{1,3}(?:,\d{3})+)\s*$/;
+  const UNITS = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"];
 
   function parseWhole(text) {
-    var match = WHOLE.exec(text);
+    const match = WHOLE.exec(text);
     return match ? BigInt(match[1].replace(/,/g, "")) : null;
   }
 
-  /* Thousands separated by commas, as Python's format(n, ","). */
-  function grouped(n) {
-    return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  }
-
-  /* binary_size in calculator_html.py: exact, or "about" to 3 digits. */
+  /* n bytes in the largest binary unit it reaches: exact, or "about" to 3 digits. */
+  // Python twin: attention_by_hand.book.calculator_html.binary_size
   function binarySize(n) {
-    var unit = 0;
-    var size = 1n;
+    let unit = 0;
+    let size = 1n;
     while (unit + 1 < UNITS.length && n >= size * 1024n) {
       size *= 1024n;
       unit++;
     }
     if (unit === 0) return grouped(n) + " bytes";
-    var whole = n / size, rest = n % size;
-    for (var places = 0; places <= 2; places++) {
-      var scaled = rest * 10n ** BigInt(places);
+    const whole = n / size, rest = n % size;
+    let places;
+    for (places = 0; places <= 2; places++) {
+      const scaled = rest * 10n ** BigInt(places);
       if (scaled % size === 0n) {
-        var fraction = places ? "." + String(scaled / size).padStart(places, "0") : "";
+        const fraction = places ? "." + String(scaled / size).padStart(places, "0") : "";
         return grouped(whole) + fraction + " " + UNITS[unit];
       }
     }
     places = Math.max(0, 3 - String(whole).length);
-    var p = 10n ** BigInt(places);
-    var rounded = (n * p * 2n + size) / (2n * size);  /* half up */
-    var text = String(rounded);
+    const p = 10n ** BigInt(places);
+    const rounded = (n * p * 2n + size) / (2n * size);  /* half up */
+    let text = String(rounded);
     if (places) {
       text = text.padStart(places + 1, "0");
       text = grouped(BigInt(text.slice(0, -places))) + "." + text.slice(-places);
@@ -64,11 +64,12 @@
     return "about " + text + " " + UNITS[unit];
   }
 
-  /* input_problem in calculator_html.py: what is wrong, or null. */
+  /* What is wrong with the inputs, in the page's words, or null. */
+  // Python twin: attention_by_hand.book.calculator_html.input_problem
   function problem(fields, v) {
-    for (var i = 0; i < fields.length; i++) {
-      var f = fields[i];
-      var x = v[f.name];
+    for (let i = 0; i < fields.length; i++) {
+      const f = fields[i];
+      const x = v[f.name];
       if (x === null && f.optional) continue;
       if (x === null || x < BigInt(f.least) || x > BigInt(f.most)) {
         return f.label + ": enter a whole number from " + grouped(f.least) + " to " +
@@ -83,10 +84,11 @@
     return null;
   }
 
-  /* cache_results in calculator_html.py. */
+  /* Every number the calculator shows for valid inputs, exactly. */
+  // Python twin: attention_by_hand.book.calculator_html.cache_results
   function results(v) {
-    var kept = v.window === null || v.tokens < v.window ? v.tokens : v.window;
-    var shape = 2n * v.layers * v.head_dim * v.bytes_per_number;
+    const kept = v.window === null || v.tokens < v.window ? v.tokens : v.window;
+    const shape = 2n * v.layers * v.head_dim * v.bytes_per_number;
     return {
       per_token: shape * v.kv_heads,
       kept: kept,
@@ -97,37 +99,27 @@
   }
 
   function setNumber(root, name, value, text) {
-    var el = root.querySelector('[data-cell="' + name + '"]');
+    const el = root.querySelector('[data-cell="' + name + '"]');
     el.dataset.value = value === null ? "" : String(value);
     el.textContent = text === undefined ? grouped(value) : text;
   }
 
-  function init(root) {
-    if (root.dataset.abhReady) return;
-    var source = root.querySelector("script.abh-calculator-data");
-    if (!source) return;
-    var data = JSON.parse(source.textContent);
-    root.dataset.abhReady = "true";
-    var fields = data.fields;
-    var status = root.querySelector(".abh-demo-status");
-    var noJs = root.querySelector(".abh-calculator-nojs");
-    if (noJs) noJs.remove();
-
-    function announce(message) {
-      status.textContent = message;
-    }
+  function init(root, data) {
+    const fields = data.fields;
+    const status = root.querySelector(".abh-demo-status");
+    const announce = abh.announcer(status);
 
     function read() {
-      var v = {};
+      const v = {};
       fields.forEach(function (f) {
-        var input = root.querySelector('[data-input="' + f.name + '"]');
+        const input = root.querySelector('[data-input="' + f.name + '"]');
         v[f.name] = f.optional && input.value.trim() === "" ? null : parseWhole(input.value);
       });
       return v;
     }
 
     function show(v) {
-      var r = results(v);
+      const r = results(v);
       ["layers", "kv_heads", "head_dim", "bytes_per_number", "batch"].forEach(function (name) {
         setNumber(root, name, v[name]);
       });
@@ -136,7 +128,7 @@
       root.querySelector(".abh-calculator-kept").textContent = v.window === null
         ? "every token of the " + grouped(v.tokens) + " (no window)"
         : "min(" + grouped(v.tokens) + " tokens, window " + grouped(v.window) + ")";
-      var factors = [2n, v.layers, v.kv_heads, v.head_dim, v.bytes_per_number, v.batch, r.kept];
+      const factors = [2n, v.layers, v.kv_heads, v.head_dim, v.bytes_per_number, v.batch, r.kept];
       setNumber(root, "formula", null, factors.map(grouped).join(" \u00d7 "));
       setNumber(root, "total", r.total);
       setNumber(root, "total-size", null, binarySize(r.total));
@@ -149,8 +141,8 @@
 
     /* Flag the inputs out of their bounds; if none is, the two head counts. */
     function flag(v) {
-      var out = fields.filter(function (f) {
-        var x = v[f.name];
+      const out = fields.filter(function (f) {
+        const x = v[f.name];
         if (x === null) return !f.optional;
         return x < BigInt(f.least) || x > BigInt(f.most);
       }).map(function (f) { return f.name; });
@@ -158,8 +150,8 @@
     }
 
     function update() {
-      var v = read();
-      var wrong = problem(fields, v);
+      const v = read();
+      const wrong = problem(fields, v);
       root.querySelectorAll("input[data-input]").forEach(function (el) {
         el.removeAttribute("aria-invalid");
       });
@@ -170,18 +162,18 @@
         announce(wrong + " The results still show the last valid inputs.");
         return;
       }
-      var r = show(v);
+      const r = show(v);
       announce("Cache: " + grouped(r.total) + " bytes (" + binarySize(r.total) + ").");
     }
 
-    var defaults = {};
+    const defaults = {};
     root.querySelectorAll("input[data-input]").forEach(function (input) {
       defaults[input.dataset.input] = input.value;
       input.removeAttribute("readonly");
       input.addEventListener("input", update);
     });
 
-    var reset = document.createElement("button");
+    const reset = document.createElement("button");
     reset.type = "button";
     reset.className = "md-button abh-demo-reset";
     reset.textContent = "Reset to the stated inputs";
@@ -195,9 +187,5 @@
     root.querySelector(".abh-calculator-inputs").appendChild(reset);
   }
 
-  function start() {
-    document.querySelectorAll(".abh-calculator").forEach(init);
-  }
-
-  window.abhOnEveryPage(start);  /* book.js */
+  abh.widgets(".abh-calculator", { data: "abh-calculator-data", noJs: ".abh-calculator-nojs" }, init);
 })();

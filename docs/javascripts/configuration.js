@@ -17,44 +17,43 @@
 (function () {
   "use strict";
 
-  var SUPERSCRIPT = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: "\u00b3",
+  const abh = window.abh;
+  const grouped = abh.grouped;
+
+  const SUPERSCRIPT = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: "\u00b3",
     4: "\u2074", 5: "\u2075", 6: "\u2076", 7: "\u2077", 8: "\u2078", 9: "\u2079" };
 
   function hasOwn(object, key) {
     return Object.prototype.hasOwnProperty.call(object, key);
   }
 
-  /* Thousands separated by commas, as Python's format(n, ","), for a BigInt. */
-  function grouped(n) {
-    var text = String(n < 0n ? -n : n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-    return (n < 0n ? "-" : "") + text;
-  }
-
-  /* number_text in configuration.py: exact for whole numbers, else 6
+  /* A number as the reader writes it: exact for whole numbers, else 6
    * significant digits rounded half away from zero (toExponential rounds the
    * exact value, ties up), plain from 0.0001 to a million, else m × 10ⁿ. */
+  // Python twin: attention_by_hand.configuration.number_text
   function numberText(x) {
     if (typeof x === "bigint") return grouped(x);
     if (!isFinite(x)) return x < 0 ? "-\u221e" : "\u221e";
     if (Number.isInteger(x) && Math.abs(x) < 9007199254740992) return grouped(BigInt(x));
-    var sign = x < 0 ? "-" : "";
-    var parts = Math.abs(x).toExponential(5).split("e");
-    var e = Number(parts[1]);
-    var digits = parts[0].replace(".", "").replace(/0+$/, "") || "0";
+    const sign = x < 0 ? "-" : "";
+    const parts = Math.abs(x).toExponential(5).split("e");
+    const e = Number(parts[1]);
+    const digits = parts[0].replace(".", "").replace(/0+$/, "") || "0";
     if (e >= -4 && e < 6) {
       if (e >= 0) {
-        var whole = digits.slice(0, e + 1).padEnd(e + 1, "0");
-        var fraction = digits.slice(e + 1);
+        const whole = digits.slice(0, e + 1).padEnd(e + 1, "0");
+        const fraction = digits.slice(e + 1);
         return sign + grouped(BigInt(whole)) + (fraction ? "." + fraction : "");
       }
       return sign + "0." + "0".repeat(-e - 1) + digits;
     }
-    var m = digits[0] + (digits.length > 1 ? "." + digits.slice(1) : "");
-    var power = String(e).split("").map(function (c) { return SUPERSCRIPT[c]; }).join("");
+    const m = digits[0] + (digits.length > 1 ? "." + digits.slice(1) : "");
+    const power = String(e).split("").map(function (c) { return SUPERSCRIPT[c]; }).join("");
     return sign + m + " \u00d7 10" + power;
   }
 
-  /* _given in configuration.py: a JSON value as a message shows it. */
+  /* A JSON value as a message shows it. */
+  // Python twin: attention_by_hand.configuration._given
   function given(value) {
     if (value === null) return "null";
     if (typeof value === "boolean") return value ? "true" : "false";
@@ -64,6 +63,7 @@
     return "an object";
   }
 
+  // Python twin: attention_by_hand.configuration._or_list
   function orList(items) {
     return items.length > 1 ? items.slice(0, -1).join(", ") + " or " + items[items.length - 1]
       : items[0];
@@ -81,9 +81,10 @@
     throw new Refusal(message);
   }
 
-  /* read_configuration in configuration.py: the reading, or a Refusal. */
+  /* The reading of a pasted text, or a Refusal. */
+  // Python twin: attention_by_hand.configuration.read_configuration
   function read(text, rules) {
-    var config;
+    let config;
     try {
       config = JSON.parse(text);
     } catch (error) {
@@ -94,19 +95,19 @@
       refuse("The text is JSON but not an object: got " + given(config) + ". A config.json " +
         "is one object, from { to }.");
     }
-    var known = orList(rules.model_types.map(function (m) { return JSON.stringify(m); }));
+    const known = orList(rules.model_types.map(function (m) { return JSON.stringify(m); }));
     if (!hasOwn(config, "model_type")) {
       refuse("model_type is missing: the reader needs it to know what the fields mean; it " +
         "knows " + known + ".");
     }
-    var model = config.model_type;
+    const model = config.model_type;
     if (rules.model_types.indexOf(model) < 0) {
       refuse("model_type " + given(model) + " is not one the reader knows: it knows " + known +
         ", whose code the book has read. A field means what a model's code does with it.");
     }
-    var mine = rules.fields.filter(function (f) { return hasOwn(f.models, model); });
-    var names = mine.map(function (f) { return f.name; });
-    var unknown = Object.keys(config).filter(function (k) {
+    const mine = rules.fields.filter(function (f) { return hasOwn(f.models, model); });
+    const names = mine.map(function (f) { return f.name; });
+    const unknown = Object.keys(config).filter(function (k) {
       return names.indexOf(k) < 0 && rules.passed_over.indexOf(k) < 0 && k !== "model_type";
     }).sort();
     if (unknown.length) {
@@ -116,17 +117,19 @@
         ", and reads past " + rules.passed_over.length + " fields that change none of the " +
         "consequences; remove the others to read the rest.");
     }
-    var v = {};
+    const v = {};
     rules.fields.forEach(function (f) { v[f.name] = checked(config, f, model, rules); });
     return reading(model, v, rules);
   }
 
-  /* _checked_value in configuration.py. */
+  /* The value of field f, checked; null when this model has no such field or the
+   * configuration leaves it unset. */
+  // Python twin: attention_by_hand.configuration._checked_value
   function checked(config, f, model, rules) {
-    var status = hasOwn(f.models, model) ? f.models[model] : null;
+    const status = hasOwn(f.models, model) ? f.models[model] : null;
     if (status === null) return null;
-    var present = hasOwn(config, f.name);
-    var value = present ? config[f.name] : null;
+    const present = hasOwn(config, f.name);
+    const value = present ? config[f.name] : null;
     if (!present || (value === null && (status === "optional" || f.kind === "cap" ||
         f.kind === "null"))) {
       if (status === "required" && !present) {
@@ -171,27 +174,28 @@
     return value;
   }
 
-  /* _reading in configuration.py: the cross-checks, then the numbers. */
+  /* The cross-checks, then the numbers. */
+  // Python twin: attention_by_hand.configuration._reading
   function reading(model, v, rules) {
-    var t = numberText;
-    var layers = v.num_hidden_layers, hidden = v.hidden_size;
-    var heads = v.num_attention_heads, kv = v.num_key_value_heads;
+    const t = numberText;
+    const layers = v.num_hidden_layers, hidden = v.hidden_size;
+    const heads = v.num_attention_heads, kv = v.num_key_value_heads;
     if (heads % kv) {
       refuse("num_key_value_heads (" + t(kv) + ") must divide num_attention_heads (" + t(heads) +
         "): each key/value head serves the same number of query heads.");
     }
-    var givenDim = v.head_dim;
+    const givenDim = v.head_dim;
     if (givenDim === null && hidden % heads) {
       refuse("hidden_size (" + t(hidden) + ") must be a multiple of num_attention_heads (" +
         t(heads) + ") when head_dim is not given: each head gets hidden_size / " +
         "num_attention_heads numbers.");
     }
-    var d = givenDim !== null ? givenDim : hidden / heads;
+    const d = givenDim !== null ? givenDim : hidden / heads;
     if (d % 2) {
       refuse("The head width must be even, for rotary embeddings turn pairs of numbers; got " +
         t(d) + ".");
     }
-    var dtypes = ["torch_dtype", "dtype"].filter(function (n) { return v[n] !== null; });
+    const dtypes = ["torch_dtype", "dtype"].filter(function (n) { return v[n] !== null; });
     if (!dtypes.length) {
       refuse("torch_dtype is missing (or dtype, as newer files write it): the reader needs " +
         "the type of the stored numbers to count the bytes of the cache.");
@@ -200,29 +204,29 @@
       refuse("torch_dtype " + given(v.torch_dtype) + " and dtype " + given(v.dtype) +
         " differ: give one type for the stored numbers.");
     }
-    var dtypeName = dtypes[0], dtype = v[dtypeName];
-    var types = v.layer_types;
+    const dtypeName = dtypes[0], dtype = v[dtypeName];
+    const types = v.layer_types;
     if (types !== null && types.length !== layers) {
       refuse("layer_types must name one type for each of the " + t(layers) + " layers; got " +
         t(types.length) + ".");
     }
-    var w = v.sliding_window;
-    var windowed = [];
-    for (var i = 0; i < layers; i++) {
+    const w = v.sliding_window;
+    const windowed = [];
+    for (let i = 0; i < layers; i++) {
       if (model === "gemma2") {
         if (types === null ? i % 2 === 0 : rules.layer_types[types[i]]) windowed.push(i);
       } else if (w !== null) {
         windowed.push(i);
       }
     }
-    var root = model === "gemma2" ? v.query_pre_attn_scalar : d;
-    var base = v.rope_theta;
-    var context = v.max_position_embeddings;
-    var b = rules.dtype_bytes[dtype];
-    var shape = 2n * BigInt(kv) * BigInt(d) * BigInt(b);
-    var nWin = windowed.length, nFull = layers - nWin;
-    var kept = nWin ? Math.min(context, w) : context;
-    var parts = [];
+    const root = model === "gemma2" ? v.query_pre_attn_scalar : d;
+    const base = v.rope_theta;
+    const context = v.max_position_embeddings;
+    const b = rules.dtype_bytes[dtype];
+    const shape = 2n * BigInt(kv) * BigInt(d) * BigInt(b);
+    const nWin = windowed.length, nFull = layers - nWin;
+    const kept = nWin ? Math.min(context, w) : context;
+    const parts = [];
     if (nWin) parts.push(shape * BigInt(nWin) * BigInt(kept));
     if (nFull) parts.push(shape * BigInt(nFull) * BigInt(context));
     return consequences({
@@ -237,17 +241,19 @@
     });
   }
 
+  // Python twin: attention_by_hand.configuration._layer_list
   function layerList(layers) {
-    var shown = layers.map(numberText);
+    let shown = layers.map(numberText);
     if (shown.length > 4) shown = shown.slice(0, 3).concat(["\u2026", shown[shown.length - 1]]);
     return (layers.length === 1 ? "layer " : "layers ") + shown.join(", ");
   }
 
-  /* _consequences in configuration.py: [key, label, formula, value] rows. */
+  /* The consequences: [key, label, formula, value] rows. */
+  // Python twin: attention_by_hand.configuration._consequences
   function consequences(n) {
-    var t = numberText;
-    var d = n.d, w = n.window, context = n.context, b = n.b;
-    var width;
+    const t = numberText;
+    const d = n.d, w = n.window, context = n.context, b = n.b;
+    let width;
     if (n.givenDim !== null) {
       width = "d = head_dim = " + t(d);
       if (n.hidden % n.heads === 0 && n.hidden / n.heads !== d) {
@@ -257,24 +263,24 @@
     } else {
       width = "d = hidden_size / h = " + t(n.hidden) + " / " + t(n.heads) + " = " + t(d);
     }
-    var name = n.model === "gemma2" ? "query_pre_attn_scalar" : "d";
-    var scaleText = "1/\u221a" + name + " = 1/\u221a" + t(n.root);
-    var rootOfRoot = Math.round(Math.sqrt(n.root));
+    const name = n.model === "gemma2" ? "query_pre_attn_scalar" : "d";
+    let scaleText = "1/\u221a" + name + " = 1/\u221a" + t(n.root);
+    const rootOfRoot = Math.round(Math.sqrt(n.root));
     if (Number.isInteger(n.root) && rootOfRoot * rootOfRoot === n.root) {
       scaleText += " = 1/" + t(rootOfRoot);
     }
-    var shown = t(n.scale);
-    var exact = shown.indexOf("\u00d7") < 0 && Number(shown.replace(/,/g, "")) === n.scale;
+    const shown = t(n.scale);
+    const exact = shown.indexOf("\u00d7") < 0 && Number(shown.replace(/,/g, "")) === n.scale;
     scaleText += " " + (exact ? "=" : "\u2248") + " " + shown;
     if (n.model === "gemma2" && n.root !== d) scaleText += ", in place of 1/\u221ad = 1/\u221a" + t(d);
-    var i = d / 2 - 1;
-    var windowText, maskText;
+    const i = d / 2 - 1;
+    let windowText, maskText;
     if (w === null || !n.nWin) {
       windowText = "none: query p attends keys 0 to p, every position up to its own";
       maskText = "query T \u2212 1 = " + t(context - 1) + " attends all T = " + t(context) +
         " keys";
     } else {
-      var reach = "query p attends keys p \u2212 " + t(w - 1) + " to p (from key 0 while p < " +
+      const reach = "query p attends keys p \u2212 " + t(w - 1) + " to p (from key 0 while p < " +
         t(w - 1) + ")";
       maskText = "query T \u2212 1 = " + t(context - 1) + " attends min(T, w) = min(" +
         t(context) + ", " + t(w) + ") = " + t(n.kept) + " keys";
@@ -287,10 +293,10 @@
         windowText = "w = sliding_window = " + t(w) + " in every layer: " + reach;
       }
     }
-    var shape = t(n.kv) + " \u00d7 " + t(d);
-    var tokenText = "2 \u00d7 L \u00d7 g \u00d7 d \u00d7 bytes = 2 \u00d7 " + t(n.layers) +
+    const shape = t(n.kv) + " \u00d7 " + t(d);
+    const tokenText = "2 \u00d7 L \u00d7 g \u00d7 d \u00d7 bytes = 2 \u00d7 " + t(n.layers) +
       " \u00d7 " + shape + " \u00d7 " + t(b) + " = " + t(n.perToken) + " bytes";
-    var cacheText;
+    let cacheText;
     if (n.nWin && n.nFull) {
       cacheText = "2 \u00d7 " + t(n.nWin) + " \u00d7 " + shape + " \u00d7 min(" + t(context) +
         ", " + t(w) + ") \u00d7 " + t(b) + " + 2 \u00d7 " + t(n.nFull) + " \u00d7 " + shape +
@@ -305,11 +311,11 @@
         t(n.layers) + " \u00d7 " + shape + " \u00d7 " + t(context) + " \u00d7 " + t(b) + " = " +
         t(n.total) + " bytes";
     }
-    var capText = n.attnCap === null ? "none: the scores go to the softmax as they are"
+    const capText = n.attnCap === null ? "none: the scores go to the softmax as they are"
       : "s \u2192 c\u00b7tanh(s/c) with c = attn_logit_softcapping = " + t(n.attnCap) +
         ": every score stays between \u2212" + t(n.attnCap) + " and " + t(n.attnCap) +
         "; a score of " + t(2 * n.attnCap) + " becomes \u2248 " + t(n.attnCap * Math.tanh(2));
-    var finalText = n.finalCap === null
+    const finalText = n.finalCap === null
       ? "none: the final logits go to the softmax as they are"
       : "z \u2192 c\u00b7tanh(z/c) with c = final_logit_softcapping = " + t(n.finalCap);
     return [
@@ -340,29 +346,22 @@
     ];
   }
 
-  function init(root) {
-    if (root.dataset.abhReady) return;
-    var source = root.querySelector("script.abh-config-data");
-    if (!source) return;
-    var rules = JSON.parse(source.textContent);
-    root.dataset.abhReady = "true";
-    var text = root.querySelector(".abh-config-text");
-    var status = root.querySelector(".abh-demo-status");
-    var table = root.querySelector(".abh-config-results");
-    var body = table.querySelector("tbody");
-    var noJs = root.querySelector(".abh-config-nojs");
-    if (noJs) noJs.remove();
+  function init(root, rules) {
+    const text = root.querySelector(".abh-config-text");
+    const announce = abh.announcer(root.querySelector(".abh-demo-status"));
+    const table = root.querySelector(".abh-config-results");
+    const body = table.querySelector("tbody");
 
     function show(rows) {
       body.textContent = "";
       rows.forEach(function (row) {
-        var tr = document.createElement("tr");
+        const tr = document.createElement("tr");
         tr.dataset.row = row[0];
-        var th = document.createElement("th");
+        const th = document.createElement("th");
         th.scope = "row";
         th.textContent = row[1];
-        var td = document.createElement("td");
-        var span = document.createElement("span");
+        const td = document.createElement("td");
+        const span = document.createElement("span");
         span.className = "abh-config-formula";
         span.dataset.cell = row[0];
         span.dataset.value = row[3] === null ? "" : String(row[3]);
@@ -375,25 +374,25 @@
     }
 
     function update() {
-      var rows;
+      let rows;
       try {
         rows = read(text.value, rules);
       } catch (error) {
         if (!(error instanceof Refusal)) throw error;
         text.setAttribute("aria-invalid", "true");
         table.hidden = true;
-        status.textContent = error.message;
+        announce(error.message);
         return;
       }
       text.removeAttribute("aria-invalid");
       show(rows);
       table.hidden = false;
-      status.textContent = "Read: " + rows.length + " consequences, listed below.";
+      announce("Read: " + rows.length + " consequences, listed below.");
     }
 
     text.removeAttribute("readonly");
     text.addEventListener("input", update);
-    var examples = root.querySelector(".abh-config-examples");
+    const examples = root.querySelector(".abh-config-examples");
     examples.hidden = false;
     examples.querySelectorAll("button[data-example]").forEach(function (button) {
       button.addEventListener("click", function () {
@@ -403,9 +402,5 @@
     });
   }
 
-  function start() {
-    document.querySelectorAll(".abh-config-reader").forEach(init);
-  }
-
-  window.abhOnEveryPage(start);  /* book.js */
+  abh.widgets(".abh-config-reader", { data: "abh-config-data", noJs: ".abh-config-nojs" }, init);
 })();

@@ -20,22 +20,23 @@
 (function () {
   "use strict";
 
-  var MINUS = "\u2212";
+  const abh = window.abh;
+  const { MINUS, format3: format } = abh;
 
   /* ---- the maths ------------------------------------------------------ */
 
   function dot(a, b) {
-    var s = 0;
-    for (var t = 0; t < a.length; t++) s += a[t] * b[t];
+    let s = 0;
+    for (let t = 0; t < a.length; t++) s += a[t] * b[t];
     return s;
   }
 
   /* Allowed mask [L][S]: true means the key may be attended. */
   function allowedMask(nQ, nK, causal, paddingKey) {
-    var keep = [];
-    for (var i = 0; i < nQ; i++) {
-      var row = [];
-      for (var j = 0; j < nK; j++) {
+    const keep = [];
+    for (let i = 0; i < nQ; i++) {
+      const row = [];
+      for (let j = 0; j < nK; j++) {
         row.push((!causal || j <= i) && !(paddingKey !== null && j === paddingKey));
       }
       keep.push(row);
@@ -44,40 +45,42 @@
   }
 
   /* The reference's stable masked softmax of one row. */
+  // Python twin: attention_by_hand.core._masked_softmax
   function maskedSoftmax(x, keep) {
-    var m = -Infinity;
-    for (var j = 0; j < x.length; j++) if (keep[j] && x[j] > m) m = x[j];
+    let m = -Infinity;
+    for (let j = 0; j < x.length; j++) if (keep[j] && x[j] > m) m = x[j];
     if (!isFinite(m)) m = 0;
-    var e = [];
-    var total = 0;
-    for (j = 0; j < x.length; j++) {
+    const e = [];
+    let total = 0;
+    for (let j = 0; j < x.length; j++) {
       e.push(keep[j] ? Math.exp(x[j] - m) : 0);
     }
-    for (j = 0; j < e.length; j++) total += e[j];
-    var w = [];
-    for (j = 0; j < e.length; j++) w.push(total > 0 ? e[j] / total : 0);
+    for (let j = 0; j < e.length; j++) total += e[j];
+    const w = [];
+    for (let j = 0; j < e.length; j++) w.push(total > 0 ? e[j] / total : 0);
     return w;
   }
 
+  // Python twin: attention_by_hand.book.demos.DemoSpec.result
   function compute(state) {
-    var q = state.queries, k = state.keys, v = state.values;
-    var nQ = q.length, nK = k.length, dV = v[0].length;
-    var factor = 1 / Math.sqrt(q[0].length);
-    var allowed = allowedMask(nQ, nK, state.causal, state.padding ? state.paddingKey : null);
-    var dots = [], scores = [], weights = [], sums = [], output = [];
-    for (var i = 0; i < nQ; i++) {
-      var d = [], s = [];
-      for (var j = 0; j < nK; j++) {
+    const q = state.queries, k = state.keys, v = state.values;
+    const nQ = q.length, nK = k.length, dV = v[0].length;
+    const factor = 1 / Math.sqrt(q[0].length);
+    const allowed = allowedMask(nQ, nK, state.causal, state.padding ? state.paddingKey : null);
+    const dots = [], scores = [], weights = [], sums = [], output = [];
+    for (let i = 0; i < nQ; i++) {
+      const d = [], s = [];
+      for (let j = 0; j < nK; j++) {
         d.push(dot(q[i], k[j]));
         s.push(d[j] * factor);
       }
-      var w = maskedSoftmax(s, allowed[i]);
-      var total = 0;
-      for (j = 0; j < nK; j++) total += w[j];
-      var o = [];
-      for (var c = 0; c < dV; c++) {
-        var acc = 0;
-        for (j = 0; j < nK; j++) acc += w[j] * v[j][c];
+      const w = maskedSoftmax(s, allowed[i]);
+      let total = 0;
+      for (let j = 0; j < nK; j++) total += w[j];
+      const o = [];
+      for (let c = 0; c < dV; c++) {
+        let acc = 0;
+        for (let j = 0; j < nK; j++) acc += w[j] * v[j][c];
         o.push(acc);
       }
       dots.push(d); scores.push(s); weights.push(w); sums.push(total); output.push(o);
@@ -85,20 +88,14 @@
     return { allowed: allowed, dots: dots, scores: scores, weights: weights, sums: sums, output: output };
   }
 
-  /* ---- showing numbers ------------------------------------------------ */
+  /* ---- showing numbers: 3 decimals (abh.format3) ------------------------ */
 
-  /* 3 decimals, a real minus sign, never "-0.000" (format_number in demo.py). */
-  function format(x) {
-    var text = x.toFixed(3);
-    if (Number(text) === 0) return "0.000";
-    return text.replace("-", MINUS);
-  }
-
-  /* One number cell, exactly as demo.py's _cell writes it. Only what changed
-   * is touched: usually the number's text and data-value. */
+  /* One number cell, as its Python twin writes it. Only what changed is
+   * touched: usually the number's text and data-value. */
+  // Python twin: attention_by_hand.book.demo_html.number_cell
   function setCell(cell, kind, value, masked) {
-    var exact = masked ? (kind === "score" ? "-Infinity" : "0") : String(value);
-    var wasMasked = cell.classList.contains("abh-masked");
+    const exact = masked ? (kind === "score" ? "-Infinity" : "0") : String(value);
+    const wasMasked = cell.classList.contains("abh-masked");
     if (cell.dataset.value === exact && wasMasked === masked) return;
     cell.dataset.value = exact;
     if (masked) {
@@ -131,33 +128,34 @@
    * three quarters more on the right) at equal scale on both axes. Colours
    * come from classes in widgets.css: no style attribute is written. */
 
-  var SVG_NS = "http://www.w3.org/2000/svg";
+  const SVG_NS = "http://www.w3.org/2000/svg";
 
   function svgEl(name, attrs, text) {
-    var node = document.createElementNS(SVG_NS, name);
+    const node = document.createElementNS(SVG_NS, name);
     Object.keys(attrs).forEach(function (key) { node.setAttribute(key, String(attrs[key])); });
     if (text !== undefined) node.textContent = text;
     return node;
   }
 
   function figureNumber(x) {
-    return window.abhFormatNumber(x).replace(/-/g, MINUS);  /* book.js */
+    return abh.minus(abh.formatNumber(x));
   }
 
   function pair(v) {
     return "(" + figureNumber(v[0]) + ", " + figureNumber(v[1]) + ")";
   }
 
-  /* figures._common_fractions: 1/6, 2/6, 3/6 over one denominator, if any. */
+  /* Weights over one common denominator: 1/6, 2/6, 3/6, if there is one. */
+  // Python twin: attention_by_hand.figures._common_fractions
   function commonFractions(w) {
-    for (var d = 1; d <= 12; d++) {
-      var ok = w.every(function (x) {
-        var c = x * d;
+    for (let d = 1; d <= 12; d++) {
+      const ok = w.every(function (x) {
+        const c = x * d;
         return Math.abs(c - Math.round(c)) <= 1e-9 + 1e-5 * Math.abs(Math.round(c));
       });
       if (ok) {
         return w.map(function (x) {
-          var c = Math.round(x * d);
+          const c = Math.round(x * d);
           return c ? c + "/" + d : "0";
         });
       }
@@ -167,19 +165,19 @@
 
   /* A tick step of 1, 2, 2.5 or 5 times a power of ten: about six ticks. */
   function tickStep(range) {
-    var raw = range / 6;
-    var power = Math.pow(10, Math.floor(Math.log10(raw)));
-    var steps = [1, 2, 2.5, 5, 10];
-    for (var i = 0; i < steps.length; i++) if (steps[i] * power >= raw) return steps[i] * power;
+    const raw = range / 6;
+    const power = Math.pow(10, Math.floor(Math.log10(raw)));
+    const steps = [1, 2, 2.5, 5, 10];
+    for (let i = 0; i < steps.length; i++) if (steps[i] * power >= raw) return steps[i] * power;
     return 10 * power;
   }
 
   /* An arrow from (x1, y1) to (x2, y2) in pixels: a line and a filled head. */
   function arrow(group, x1, y1, x2, y2, cls) {
-    var dx = x2 - x1, dy = y2 - y1, len = Math.sqrt(dx * dx + dy * dy);
+    const dx = x2 - x1, dy = y2 - y1, len = Math.sqrt(dx * dx + dy * dy);
     if (len < 1e-9) return;
-    var head = Math.min(8, len), ux = dx / len, uy = dy / len;
-    var bx = x2 - ux * head, by = y2 - uy * head;
+    const head = Math.min(8, len), ux = dx / len, uy = dy / len;
+    const bx = x2 - ux * head, by = y2 - uy * head;
     group.appendChild(svgEl("line", { x1: x1, y1: y1, x2: bx, y2: by, "class": cls }));
     group.appendChild(svgEl("polygon", {
       points: [x2, y2, bx - uy * head * 0.4, by + ux * head * 0.4,
@@ -188,28 +186,31 @@
     }));
   }
 
-  /* figures._free_corner: the corner of a value's tip for its label, up-right,
-   * else down-right, up-left, down-left, the first where the label's box (in
-   * this picture's pixels, `perUnit` a unit, 3 px to spare all round) meets
-   * none of the arrows and the output's leader. */
+  /* The corner of a value's tip for its label: up-right, else down-right,
+   * up-left, down-left, the first where the label's box (in this picture's
+   * pixels, `perUnit` a unit, 3 px to spare all round) meets none of the
+   * arrows and the output's leader. */
+  // Python twin: attention_by_hand.figures._free_corner
   function freeCorner(tip, chars, segments, perUnit) {
-    var near = 1 / perUnit, farX = (7 + 0.6 * 11 * chars) / perUnit, farY = 18 / perUnit;
-    var corners = [[1, 1], [1, -1], [-1, 1], [-1, -1]];
-    for (var i = 0; i < corners.length; i++) {
-      var sx = corners[i][0], sy = corners[i][1];
-      var xs = [tip[0] + sx * near, tip[0] + sx * farX].sort(function (a, b) { return a - b; });
-      var ys = [tip[1] + sy * near, tip[1] + sy * farY].sort(function (a, b) { return a - b; });
+    const near = 1 / perUnit, farX = (7 + 0.6 * 11 * chars) / perUnit, farY = 18 / perUnit;
+    const corners = [[1, 1], [1, -1], [-1, 1], [-1, -1]];
+    for (let i = 0; i < corners.length; i++) {
+      const sx = corners[i][0], sy = corners[i][1];
+      const xs = [tip[0] + sx * near, tip[0] + sx * farX].sort(function (a, b) { return a - b; });
+      const ys = [tip[1] + sy * near, tip[1] + sy * farY].sort(function (a, b) { return a - b; });
       if (!segments.some(function (s) { return meets(s[0], s[1], xs, ys); })) return corners[i];
     }
     return corners[0];
   }
 
-  /* figures._meets: whether the segment from a to b meets the box xs by ys (Liang-Barsky). */
+  /* Whether the segment from a to b meets the box xs by ys (Liang-Barsky). */
+  // Python twin: attention_by_hand.figures._meets
   function meets(a, b, xs, ys) {
-    var t0 = 0, t1 = 1, dx = b[0] - a[0], dy = b[1] - a[1];
-    var edges = [[-dx, a[0] - xs[0]], [dx, xs[1] - a[0]], [-dy, a[1] - ys[0]], [dy, ys[1] - a[1]]];
-    for (var i = 0; i < 4; i++) {
-      var p = edges[i][0], q = edges[i][1];
+    let t0 = 0, t1 = 1;
+    const dx = b[0] - a[0], dy = b[1] - a[1];
+    const edges = [[-dx, a[0] - xs[0]], [dx, xs[1] - a[0]], [-dy, a[1] - ys[0]], [dy, ys[1] - a[1]]];
+    for (let i = 0; i < 4; i++) {
+      const p = edges[i][0], q = edges[i][1];
       if (p === 0) {
         if (q < 0) return false;
       } else if (p < 0) {
@@ -228,17 +229,18 @@
     }));
   }
 
+  // Python twin: attention_by_hand.figures.attention_row
   function drawWeights(svg, w, keep) {
     clear(svg);
-    var left = 54, right = 292, top = 30, bottom = 212, height = bottom - top;
-    var total = w.reduce(function (a, b) { return a + b; }, 0);
-    var labels = commonFractions(w);
+    const left = 54, right = 292, top = 30, bottom = 212, height = bottom - top;
+    const total = w.reduce(function (a, b) { return a + b; }, 0);
+    const labels = commonFractions(w);
     svg.appendChild(svgEl("text", { x: (left + right) / 2, y: 17, "class": "abh-pic-title" },
       "weights (sum " + figureNumber(total) + ")"));
     svg.appendChild(svgEl("rect", { x: left, y: top, width: right - left, height: height, "class": "abh-pic-frame" }));
-    for (var t = 0; t <= 5; t++) {
-      var y = bottom - (t / 5) * height;
-      var tick = svgEl("g", { "class": "abh-pic-tick", "data-axis": "y" });
+    for (let t = 0; t <= 5; t++) {
+      const y = bottom - (t / 5) * height;
+      const tick = svgEl("g", { "class": "abh-pic-tick", "data-axis": "y" });
       tick.appendChild(svgEl("line", { x1: left - 4, y1: y, x2: left, y2: y, "class": "abh-pic-tick-line" }));
       tick.appendChild(svgEl("text", { x: left - 7, y: y + 4, "class": "abh-pic-tick-label abh-pic-end" },
         (t / 5).toFixed(1)));
@@ -248,10 +250,10 @@
       x: 14, y: (top + bottom) / 2, transform: "rotate(-90 14 " + (top + bottom) / 2 + ")",
       "class": "abh-pic-label"
     }, "weight"));
-    var slot = (right - left) / w.length;
+    const slot = (right - left) / w.length;
     w.forEach(function (x, j) {
-      var cx = left + (j + 0.5) * slot;
-      var barTop = bottom - x * height;
+      const cx = left + (j + 0.5) * slot;
+      const barTop = bottom - x * height;
       svg.appendChild(svgEl("rect", {
         x: cx - 0.3 * slot, y: barTop, width: 0.6 * slot, height: bottom - barTop,
         "class": keep[j] ? "abh-pic-bar" : "abh-pic-bar abh-pic-masked"
@@ -262,32 +264,33 @@
     });
   }
 
+  // Python twin: attention_by_hand.figures.attention_row
   function drawVectors(svg, values, w, out) {
     clear(svg);
-    var left = 46, right = 372, top = 30, bottom = 270;
+    const left = 46, right = 372, top = 30, bottom = 270;
     /* the axis limits of attention_row */
-    var points = values.concat([out, [0, 0]]);
-    var lo = [Infinity, Infinity], hi = [-Infinity, -Infinity];
+    const points = values.concat([out, [0, 0]]);
+    const lo = [Infinity, Infinity], hi = [-Infinity, -Infinity];
     points.forEach(function (p) {
-      for (var c = 0; c < 2; c++) { lo[c] = Math.min(lo[c], p[c]); hi[c] = Math.max(hi[c], p[c]); }
+      for (let c = 0; c < 2; c++) { lo[c] = Math.min(lo[c], p[c]); hi[c] = Math.max(hi[c], p[c]); }
     });
-    var pad = 0.25 * Math.max(1, hi[0] - lo[0], hi[1] - lo[1]);
-    var xMin = lo[0] - pad, xMax = hi[0] + 3 * pad, yMin = lo[1] - pad, yMax = hi[1] + pad;
+    const pad = 0.25 * Math.max(1, hi[0] - lo[0], hi[1] - lo[1]);
+    const xMin = lo[0] - pad, xMax = hi[0] + 3 * pad, yMin = lo[1] - pad, yMax = hi[1] + pad;
     /* equal scale on both axes, the box centred in the space (aspect "equal", adjustable "box") */
-    var scale = Math.min((right - left) / (xMax - xMin), (bottom - top) / (yMax - yMin));
-    var bw = (xMax - xMin) * scale, bh = (yMax - yMin) * scale;
-    var bx = left + (right - left - bw) / 2, by = top + (bottom - top - bh) / 2;
-    var X = function (x) { return bx + (x - xMin) * scale; };
-    var Y = function (y) { return by + bh - (y - yMin) * scale; };
+    const scale = Math.min((right - left) / (xMax - xMin), (bottom - top) / (yMax - yMin));
+    const bw = (xMax - xMin) * scale, bh = (yMax - yMin) * scale;
+    const bx = left + (right - left - bw) / 2, by = top + (bottom - top - bh) / 2;
+    const X = function (x) { return bx + (x - xMin) * scale; };
+    const Y = function (y) { return by + bh - (y - yMin) * scale; };
 
     svg.appendChild(svgEl("text", { x: (left + right) / 2, y: 17, "class": "abh-pic-title" },
       "values (dashed), weighted shares (solid), output"));
     svg.appendChild(svgEl("rect", { x: bx, y: by, width: bw, height: bh, "class": "abh-pic-frame" }));
-    var step = tickStep(Math.max(xMax - xMin, yMax - yMin));
-    var ticks = function (min, max, axis) {
-      for (var n = Math.ceil(min / step - 1e-9); n * step <= max + 1e-9; n++) {
-        var t = n * step, tick = svgEl("g", { "class": "abh-pic-tick", "data-axis": axis });
-        var label = figureNumber(Math.round(t * 1e9) / 1e9);
+    const step = tickStep(Math.max(xMax - xMin, yMax - yMin));
+    const ticks = function (min, max, axis) {
+      for (let n = Math.ceil(min / step - 1e-9); n * step <= max + 1e-9; n++) {
+        const t = n * step, tick = svgEl("g", { "class": "abh-pic-tick", "data-axis": axis });
+        const label = figureNumber(Math.round(t * 1e9) / 1e9);
         if (axis === "x") {
           tick.appendChild(svgEl("line", { x1: X(t), y1: by + bh, x2: X(t), y2: by + bh + 4, "class": "abh-pic-tick-line" }));
           tick.appendChild(svgEl("text", { x: X(t), y: by + bh + 16, "class": "abh-pic-tick-label" }, label));
@@ -303,22 +306,22 @@
     svg.appendChild(svgEl("line", { x1: bx, y1: Y(0), x2: bx + bw, y2: Y(0), "class": "abh-pic-axis" }));
     svg.appendChild(svgEl("line", { x1: X(0), y1: by, x2: X(0), y2: by + bh, "class": "abh-pic-axis" }));
 
-    var g = svgEl("g", {});
-    var segments = values.concat([out]).map(function (v) { return [[0, 0], v]; });
+    const g = svgEl("g", {});
+    const segments = values.concat([out]).map(function (v) { return [[0, 0], v]; });
     values.forEach(function (v) { arrow(g, X(0), Y(0), X(v[0]), Y(v[1]), "abh-pic-value"); });
-    var start = [0, 0];
+    let start = [0, 0];
     values.forEach(function (v, j) {
       if (w[j] === 0) return;
-      var end = [start[0] + w[j] * v[0], start[1] + w[j] * v[1]];
+      const end = [start[0] + w[j] * v[0], start[1] + w[j] * v[1]];
       arrow(g, X(start[0]), Y(start[1]), X(end[0]), Y(end[1]), "abh-pic-share");
       segments.push([start, end]);
       start = end;
     });
     arrow(g, X(0), Y(0), X(out[0]), Y(out[1]), "abh-pic-output");
-    var lx = bx + 0.98 * bw, ly = by + (1 - 0.66) * bh;
+    const lx = bx + 0.98 * bw, ly = by + (1 - 0.66) * bh;
     segments.push([out, [xMin + (lx - 40 - bx) / scale, yMin + (by + bh - ly - 4) / scale]]);
     values.forEach(function (v, j) {
-      var text = "v" + j + " = " + pair(v), side = freeCorner(v, text.length, segments, scale);
+      const text = "v" + j + " = " + pair(v), side = freeCorner(v, text.length, segments, scale);
       g.appendChild(svgEl("text", {
         x: X(v[0]) + 5 * side[0], y: Y(v[1]) - (side[1] > 0 ? 5 : -14),
         "class": "abh-pic-value-label" + (side[0] > 0 ? "" : " abh-pic-end")
@@ -332,7 +335,7 @@
 
     [["abh-pic-value", "value vector"], ["abh-pic-share", "weight \u00d7 value"],
       ["abh-pic-output", "output"]].forEach(function (entry, i) {
-      var y = by + 8 + 15 * i;
+      const y = by + 8 + 15 * i;
       svg.appendChild(svgEl("rect", { x: bx + bw - 116, y: y, width: 16, height: 8, "class": entry[0] + "-head" }));
       svg.appendChild(svgEl("text", { x: bx + bw - 95, y: y + 8, "class": "abh-pic-legend" }, entry[1]));
     });
@@ -340,20 +343,15 @@
 
   /* ---- one demo on the page ------------------------------------------- */
 
-  function init(root) {
-    if (root.dataset.abhReady) return;
-    var source = root.querySelector("script.abh-demo-data");
-    if (!source) return;
-    var data = JSON.parse(source.textContent);
-    root.dataset.abhReady = "true";
+  function init(root, data) {
 
-    var defaults = {
+    const defaults = {
       queries: data.queries.map(function (r) { return r.slice(); }),
       keys: data.keys.map(function (r) { return r.slice(); }),
       causal: data.causal,
       padding: data.padding
     };
-    var state = {
+    const state = {
       queries: data.queries.map(function (r) { return r.slice(); }),
       keys: data.keys.map(function (r) { return r.slice(); }),
       values: data.values,
@@ -361,9 +359,8 @@
       paddingKey: data.paddingKey,
       padding: data.padding
     };
-    var limits = data.input;
-    var status = root.querySelector(".abh-demo-status");
-    var cells = {};
+    const limits = data.input;
+    const cells = {};
     root.querySelectorAll("td[data-cell]").forEach(function (td) { cells[td.dataset.cell] = td; });
     /* A weight cell's shade (--abh-w) is set here, through the CSSOM: the
      * page's Content Security Policy blocks style="" attributes in the HTML. */
@@ -371,19 +368,13 @@
       td.style.setProperty("--abh-w", td.dataset.value);
     });
 
-    var noJs = root.querySelector(".abh-demo-nojs");
-    if (noJs) noJs.remove();
     root.classList.add("abh-demo-live");
 
-    var announceTimer = null;
-    function announce(message) {
-      window.clearTimeout(announceTimer);
-      announceTimer = window.setTimeout(function () { status.textContent = message; }, 400);
-    }
+    const announce = abh.announcer(root.querySelector(".abh-demo-status"), 400);
 
     /* The picture: the build's figure (what a reader without JavaScript
      * sees) gives way to two SVGs drawn here, redrawn by every render(). */
-    var picture = setUpPicture(root, function () { drawPicture(compute(state)); });
+    const picture = setUpPicture(root, function () { drawPicture(compute(state)); });
 
     function drawPicture(r) {
       if (!picture) return;
@@ -394,8 +385,8 @@
         return;
       }
       picture.box.removeAttribute("data-abh-stale");
-      var i = picture.query();
-      var w = r.weights[i], keep = r.allowed[i], out = r.output[i];
+      const i = picture.query();
+      const w = r.weights[i], keep = r.allowed[i], out = r.output[i];
       drawWeights(picture.weights, w, keep);
       drawVectors(picture.vectors, state.values, w, out);
       picture.weights.setAttribute("aria-label", "Weights of query " + i + ": " +
@@ -411,17 +402,17 @@
     }
 
     function render() {
-      var r = compute(state);
+      const r = compute(state);
       drawPicture(r);
-      for (var i = 0; i < r.dots.length; i++) {
-        for (var j = 0; j < r.dots[i].length; j++) {
-          var masked = !r.allowed[i][j];
+      for (let i = 0; i < r.dots.length; i++) {
+        for (let j = 0; j < r.dots[i].length; j++) {
+          const masked = !r.allowed[i][j];
           setCell(cells["dot-" + i + "-" + j], "dot", r.dots[i][j], false);
           setCell(cells["score-" + i + "-" + j], "score", r.scores[i][j], masked);
           setCell(cells["weight-" + i + "-" + j], "weight", r.weights[i][j], masked);
         }
         setCell(cells["sum-" + i], "sum", r.sums[i], false);
-        for (var c = 0; c < r.output[i].length; c++) {
+        for (let c = 0; c < r.output[i].length; c++) {
           setCell(cells["out-" + i + "-" + c], "out", r.output[i][c], false);
         }
       }
@@ -429,7 +420,7 @@
     }
 
     function rowSummary(r, i) {
-      var parts = r.weights[i].map(function (w, j) {
+      const parts = r.weights[i].map(function (w, j) {
         return r.allowed[i][j] ? format(w) : "0 (masked)";
       });
       return "Query " + i + ": weights " + parts.join(", ") + ", sum " + format(r.sums[i]) +
@@ -437,7 +428,7 @@
     }
 
     function maskSummary(r) {
-      var masked = 0, total = 0;
+      let masked = 0, total = 0;
       r.allowed.forEach(function (row) {
         row.forEach(function (ok) { total++; if (!ok) masked++; });
       });
@@ -451,11 +442,11 @@
 
     root.querySelectorAll("input[data-input]").forEach(function (input) {
       input.removeAttribute("readonly");
-      var parts = input.dataset.input.split("-");
-      var kind = parts[0], i = Number(parts[1]), c = Number(parts[2]);
+      const parts = input.dataset.input.split("-");
+      const kind = parts[0], i = Number(parts[1]), c = Number(parts[2]);
       input.addEventListener("input", function () {
-        var x = input.valueAsNumber;
-        var label = input.getAttribute("aria-label");
+        const x = input.valueAsNumber;
+        const label = input.getAttribute("aria-label");
         if (input.value.trim() === "" || !isFinite(x) || x < limits.min || x > limits.max) {
           input.setAttribute("aria-invalid", "true");
           announce(label + ": enter a number from " + format(limits.min).replace(".000", "") +
@@ -465,7 +456,7 @@
         }
         input.removeAttribute("aria-invalid");
         (kind === "q" ? state.queries : state.keys)[i][c] = x;
-        var r = render();
+        const r = render();
         if (kind === "q") {
           announce(rowSummary(r, i));
         } else {
@@ -484,7 +475,7 @@
     });
 
     /* Reset: back to the stated inputs. */
-    var reset = document.createElement("button");
+    const reset = document.createElement("button");
     reset.type = "button";
     reset.className = "md-button abh-demo-reset";
     reset.textContent = "Reset to the stated inputs";
@@ -494,7 +485,7 @@
       state.causal = defaults.causal;
       state.padding = defaults.padding;
       root.querySelectorAll("input[data-input]").forEach(function (input) {
-        var p = input.dataset.input.split("-");
+        const p = input.dataset.input.split("-");
         input.value = String((p[0] === "q" ? state.queries : state.keys)[Number(p[1])][Number(p[2])]);
         input.removeAttribute("aria-invalid");
       });
@@ -504,7 +495,7 @@
       render();
       announce("Back to the stated inputs. " + maskSummary(compute(state)));
     });
-    var masks = root.querySelector(".abh-demo-masks");
+    const masks = root.querySelector(".abh-demo-masks");
     masks.parentNode.insertBefore(reset, masks.nextSibling);
 
     render();
@@ -513,33 +504,33 @@
   /* Replace the build's figure of the picture by two live SVGs; null if
    * the demo has no picture. `redraw` runs when the reader picks a query. */
   function setUpPicture(root, redraw) {
-    var box = root.querySelector(".abh-demo-picture");
+    const box = root.querySelector(".abh-demo-picture");
     if (!box) return null;
-    var figure = box.querySelector("figure");
+    const figure = box.querySelector("figure");
     figure.querySelectorAll("img, a.abh-full-size").forEach(function (node) { node.remove(); });
-    var live = document.createElement("div");
+    const live = document.createElement("div");
     live.className = "abh-pic";
-    var make = function (cls, width, height) {
-      var svg = svgEl("svg", {
+    const make = function (cls, width, height) {
+      const svg = svgEl("svg", {
         "class": cls, viewBox: "0 0 " + width + " " + height, width: width, height: height,
         role: "img"
       });
       live.appendChild(svg);
       return svg;
     };
-    var weights = make("abh-pic-weights", 300, 236);
-    var vectors = make("abh-pic-vectors", 380, 290);
-    var caption = figure.querySelector("figcaption");
+    const weights = make("abh-pic-weights", 300, 236);
+    const vectors = make("abh-pic-vectors", 380, 290);
+    const caption = figure.querySelector("figcaption");
     figure.insertBefore(live, caption);
     figure.classList.add("abh-figure-live");
-    var choice = box.querySelector(".abh-demo-picture-query");
+    const choice = box.querySelector(".abh-demo-picture-query");
     choice.hidden = false;
     choice.querySelectorAll("input[type=radio]").forEach(function (radio) {
       radio.addEventListener("change", redraw);
     });
     /* Near the screen (within a screen's height) until the observer says
      * otherwise; coming near, a stale picture is drawn. */
-    var near = true;
+    let near = true;
     if ("IntersectionObserver" in window) {
       new IntersectionObserver(function (entries) {
         near = entries[entries.length - 1].isIntersecting;
@@ -553,15 +544,11 @@
       vectors: vectors,
       caption: caption,
       query: function () {
-        var checked = choice.querySelector("input[type=radio]:checked");
+        const checked = choice.querySelector("input[type=radio]:checked");
         return checked ? Number(checked.value) : 0;
       }
     };
   }
 
-  function start() {
-    document.querySelectorAll(".abh-demo").forEach(init);
-  }
-
-  window.abhOnEveryPage(start);  /* book.js */
+  abh.widgets(".abh-demo", { data: "abh-demo-data", noJs: ".abh-demo-nojs" }, init);
 })();

@@ -5,16 +5,17 @@
  * <details> blocks (what a reader without JavaScript gets), the blanks in a
  * hidden <fieldset>, the mistakes' messages hidden, and the answers as JSON.
  * This script shows the blanks, turns the hints into "Show a hint" (one at a
- * time), and checks what the reader types with window.abhAnswers
- * (answers.js): Check (or Enter in a blank) judges every entry, marks each
- * blank, and says in the feedback (a polite aria-live region) which answers
- * and entries are right, a listed mistake's message, or what could not be
- * read. Reset clears the blanks, the marks, the feedback and the hints.
+ * time), and checks what the reader types with abh.answers (answers.js,
+ * which must load before this script): Check (or Enter in a blank) judges
+ * every entry, marks each blank, and says in the feedback (a polite
+ * aria-live region) which answers and entries are right, a listed mistake's
+ * message, or what could not be read. Reset clears the blanks, the marks,
+ * the feedback and the hints.
  *
- * window.abhExercise.replace(root, drawn) puts a drawn exercise of the same
+ * abh.exercise.replace(root, drawn) puts a drawn exercise of the same
  * shape in place of the written one (fresh.js: "New numbers"): its question,
  * hints, mistakes' messages, answers and worked solution, all set as text;
- * window.abhExercise.restore(root) brings the written one back. Both reset.
+ * abh.exercise.restore(root) brings the written one back. Both reset.
  *
  * Nothing is stored (no localStorage, sessionStorage, cookie or IndexedDB)
  * and nothing is sent: the answers live in the page until it is closed.
@@ -22,18 +23,21 @@
 (function () {
   "use strict";
 
-  var OK = "\u2713", BAD = "\u2717";
+  const abh = window.abh;
+  const A = abh.needs("answers", "exercise.js", "answers.js");
+  if (!A) return;
+
+  const OK = "\u2713", BAD = "\u2717";
 
   function el(tag, className, text) {
-    var node = document.createElement(tag);
+    const node = document.createElement(tag);
     if (className) node.className = className;
     if (text !== undefined) node.textContent = text;
     return node;
   }
 
   /* What a judged entry says, in words ("not yet right", a reader's problem ...). */
-  function entryText(status, places) {
-    var A = window.abhAnswers;
+  function entryText(status) {
     if (status === A.RIGHT) return "right";
     if (status === A.NOT_YET) return "not yet right";
     if (status === A.FEWER) return A.FEWER_PLACES;
@@ -41,17 +45,17 @@
   }
 
   /* Each exercise's replace() and restore(), by its root element. */
-  var controllers = new WeakMap();
+  const controllers = new WeakMap();
 
   /* A drawn solution as nodes: paragraphs {lead, text} and lists {items}. */
   function solutionNodes(blocks) {
     return blocks.map(function (block) {
       if (block.items) {
-        var list = el("ul");
+        const list = el("ul");
         block.items.forEach(function (item) { list.appendChild(el("li", null, item)); });
         return list;
       }
-      var p = el("p");
+      const p = el("p");
       if (block.lead) {
         p.appendChild(el("strong", null, block.lead));
         p.appendChild(document.createTextNode(" "));
@@ -61,34 +65,31 @@
     });
   }
 
-  function initExercise(root) {
-    if (root.dataset.abhReady || !window.abhAnswers) return;
-    var A = window.abhAnswers;
-    var data = JSON.parse(root.querySelector("script.abh-ex-data").textContent);
-    var blanks = root.querySelector(".abh-ex-blanks");
-    var feedback = root.querySelector(".abh-ex-feedback");
-    var check = root.querySelector('[data-action="check"]');
-    var reset = root.querySelector('[data-action="reset"]');
-    var hintButton = root.querySelector('[data-action="hint"]');
+  function initExercise(root, data) {
+    const blanks = root.querySelector(".abh-ex-blanks");
+    const feedback = root.querySelector(".abh-ex-feedback");
+    const check = root.querySelector('[data-action="check"]');
+    const reset = root.querySelector('[data-action="reset"]');
+    const hintButton = root.querySelector('[data-action="hint"]');
 
-    var answers = data.answers.map(function (answer, i) {
-      var box = root.querySelector('.abh-ex-answer[data-answer="' + i + '"]');
-      var inputs = Array.prototype.slice.call(box.querySelectorAll("input.abh-ex-input"));
+    const answers = data.answers.map(function (answer, i) {
+      const box = root.querySelector('.abh-ex-answer[data-answer="' + i + '"]');
+      const inputs = Array.prototype.slice.call(box.querySelectorAll("input.abh-ex-input"));
       return {
         spec: answer,
         label: box.querySelector(".abh-ex-label"),
         inputs: inputs,
         names: inputs.map(function (input) {
-          var name = root.querySelector("#" + input.id + "-name");
+          const name = root.querySelector("#" + input.id + "-name");
           return name ? name.textContent.replace(/, approximately$/, "") : null;
         })
       };
     });
 
     /* The hints: out of their <details>, shown one at a time. */
-    var hints = [];
-    var hintList = null;
-    var details = root.querySelector("details.abh-ex-hints");
+    let hints = [];
+    let hintList = null;
+    const details = root.querySelector("details.abh-ex-hints");
     if (details && hintButton) {
       hintList = details.querySelector("ol");
       hintList.className = "abh-ex-hint-list";
@@ -97,7 +98,7 @@
       blanks.insertBefore(hintList, feedback);
       details.remove();
     }
-    var hintsShown = 0;
+    let hintsShown = 0;
     function showHints(n) {
       hintsShown = n;
       hints.forEach(function (li, k) { li.hidden = k >= n; });
@@ -111,8 +112,8 @@
 
     /* status: null (clear), "" (left empty), or what the checker said of the entry. */
     function mark(input, status) {
-      var sign = input.parentNode.querySelector(".abh-ex-mark");
-      var right = status === A.RIGHT;
+      const sign = input.parentNode.querySelector(".abh-ex-mark");
+      const right = status === A.RIGHT;
       if (status === null || right) input.removeAttribute("aria-invalid");
       else input.setAttribute("aria-invalid", "true");
       sign.textContent = status ? (right ? OK : BAD) : "";
@@ -121,27 +122,26 @@
 
     /* One line of the feedback for one answer: its label, then what the checker says. */
     function answerLine(answer, verdict, index) {
-      var li = el("li");
-      var label = el("span", "abh-ex-label");
+      const li = el("li");
+      const label = el("span", "abh-ex-label");
       label.innerHTML = answer.label.innerHTML; /* the build's own HTML (maths, code) */
       li.appendChild(label);
       if (verdict.mistake !== null) {
         li.appendChild(document.createTextNode(": "));
-        var message = root.querySelector('[data-mistake="' + index + "-" + verdict.mistake + '"]');
-        var said = el("span", "abh-ex-mistake");
+        const message = root.querySelector('[data-mistake="' + index + "-" + verdict.mistake + '"]');
+        const said = el("span", "abh-ex-mistake");
         said.innerHTML = message.innerHTML;
         li.appendChild(said);
         return li;
       }
-      var places = answer.spec.entries.map(function (e) { return e.places; });
-      var parts;
+      let parts;
       if (answer.inputs.length === 1) {
-        parts = [entryText(verdict.entries[0], places[0])];
+        parts = [entryText(verdict.entries[0])];
       } else if (verdict.right) {
         parts = ["right"];
       } else {
         parts = verdict.entries.map(function (status, k) {
-          var said = entryText(status, places[k]);
+          const said = entryText(status);
           return answer.names[k] + (status === A.RIGHT ? " is right" : ": " + said);
         });
       }
@@ -150,18 +150,18 @@
     }
 
     function onCheck() {
-      var verdicts = answers.map(function (answer) {
-        var typed = answer.inputs.map(function (input) { return input.value; });
-        var verdict = A.check(typed, answer.spec);
+      const verdicts = answers.map(function (answer) {
+        const typed = answer.inputs.map(function (input) { return input.value; });
+        const verdict = A.check(typed, answer.spec);
         answer.inputs.forEach(function (input, k) {
           mark(input, input.value.trim() === "" ? "" : verdict.entries[k]);
         });
         return verdict;
       });
-      var right = verdicts.filter(function (v) { return v.right; }).length;
+      const right = verdicts.filter(function (v) { return v.right; }).length;
       feedback.textContent = "";
-      var head = el("p", "abh-ex-verdict");
-      var word = el("strong", right === answers.length ? "abh-mark-ok" : "abh-mark-bad",
+      const head = el("p", "abh-ex-verdict");
+      const word = el("strong", right === answers.length ? "abh-mark-ok" : "abh-mark-bad",
         right === answers.length ? "Right." : "Not yet.");
       head.appendChild(word);
       if (answers.length > 1) {
@@ -173,7 +173,7 @@
       }
       feedback.appendChild(head);
       if (right < answers.length || answers.some(function (a) { return a.inputs.length > 1; })) {
-        var list = el("ul", "abh-ex-said");
+        const list = el("ul", "abh-ex-said");
         answers.forEach(function (answer, i) { list.appendChild(answerLine(answer, verdicts[i], i)); });
         feedback.appendChild(list);
       }
@@ -213,18 +213,18 @@
       hints.forEach(function (li) { li.tabIndex = -1; });
     }
     /* The written exercise, to come back to; a drawn one replaces these parts. */
-    var question = root.querySelector(".abh-ex-question");
-    var title = question.querySelector(".abh-ex-title");
-    var solution = root.querySelector("details.abh-ex-solution");
-    var shownAnswers = solution.querySelector(".abh-ex-answers");
-    var worked = solution.querySelector(".abh-ex-worked");
-    var mistakes = root.querySelector(".abh-ex-mistakes");
+    const question = root.querySelector(".abh-ex-question");
+    const title = question.querySelector(".abh-ex-title");
+    const solution = root.querySelector("details.abh-ex-solution");
+    const shownAnswers = solution.querySelector(".abh-ex-answers");
+    const worked = solution.querySelector(".abh-ex-worked");
+    let mistakes = root.querySelector(".abh-ex-mistakes");
     if (!mistakes) {
       mistakes = el("div", "abh-ex-mistakes");
       mistakes.hidden = true;
       root.insertBefore(mistakes, root.querySelector("script.abh-ex-data"));
     }
-    var written = {
+    const written = {
       question: Array.prototype.slice.call(question.childNodes, 1),
       hints: hints.map(function (li) { return Array.prototype.slice.call(li.childNodes); }),
       shown: Array.prototype.slice.call(shownAnswers.childNodes),
@@ -249,7 +249,7 @@
     }
 
     function replace(drawn) {
-      var same = drawn.answers.length === answers.length && drawn.hints.length === hints.length &&
+      const same = drawn.answers.length === answers.length && drawn.hints.length === hints.length &&
         drawn.answers.every(function (a, i) { return a.spec.entries.length === answers[i].inputs.length; });
       if (!same) {
         throw new Error("the drawn exercise has another shape of answers or number of hints than " +
@@ -259,7 +259,7 @@
         question: [document.createTextNode(" " + drawn.question)],
         hints: drawn.hints.map(function (hint) { return [document.createTextNode(hint)]; }),
         shown: drawn.answers.map(function (a) {
-          var li = el("li");
+          const li = el("li");
           li.appendChild(el("span", "abh-ex-label", a.label));
           li.appendChild(document.createTextNode(": "));
           li.appendChild(el("span", "abh-ex-value", a.text));
@@ -268,7 +268,7 @@
         worked: solutionNodes(drawn.solution),
         mistakes: drawn.answers.reduce(function (all, a, i) {
           return all.concat(a.messages.map(function (message, m) {
-            var p = el("p", null, message);
+            const p = el("p", null, message);
             p.dataset.mistake = i + "-" + m;
             return p;
           }));
@@ -279,22 +279,17 @@
 
     controllers.set(root, { replace: replace, restore: function () { load(written); } });
     blanks.hidden = false;
-    root.dataset.abhReady = "true";
   }
 
   function controller(root) {
-    var found = controllers.get(root);
+    const found = controllers.get(root);
     if (!found) throw new Error("not an exercise the script has started: " + (root && root.id));
     return found;
   }
-  window.abhExercise = {
+  abh.exercise = {
     replace: function (root, drawn) { controller(root).replace(drawn); },
     restore: function (root) { controller(root).restore(); }
   };
 
-  function start() {
-    document.querySelectorAll(".abh-exercise").forEach(initExercise);
-  }
-
-  window.abhOnEveryPage(start); /* book.js */
+  abh.widgets(".abh-exercise", { data: "abh-ex-data" }, initExercise);
 })();

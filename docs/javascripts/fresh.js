@@ -4,13 +4,14 @@
  * has a hidden control; this script shows it. "New numbers" draws a seed
  * from SEED_MIN to SEED_MAX and replaces the exercise's question, answers,
  * hints, mistakes and worked solution with the exercise that seed draws
- * (window.abhExercise.replace, exercise.js); the page shows the seed
- * ("numbers #3817"), and typing a seed brings its exercise back, so a
- * teacher can assign one. The answers are checked by the same checker
- * (answers.js), in its exact BigInt rationals.
+ * (abh.exercise.replace, exercise.js, which must load before this script);
+ * the page shows the seed ("numbers #3817"), and typing a seed brings its
+ * exercise back, so a teacher can assign one. The answers are checked by the
+ * same checker (answers.js), and worked out here in the core's exact BigInt
+ * rationals (abh.exact, core.js).
  *
- *   window.abhFresh.draw(skill, seed) -> the drawn exercise (texts and answer specs)
- *   window.abhFresh.values(drawn)     -> {inputs, answers, mistakes}, fractions as "n/d"
+ *   abh.fresh.draw(skill, seed) -> the drawn exercise (texts and answer specs)
+ *   abh.fresh.values(drawn)     -> {inputs, answers, mistakes}, fractions as "n/d"
  *
  * The reference is attention_by_hand/book/fresh_numbers.py: the same 32-bit
  * generator (mulberry32) and the same draws, in the same order; its answers
@@ -20,16 +21,18 @@
 (function () {
   "use strict";
 
-  var SEED_MIN = 1, SEED_MAX = 9999;
-  var MINUS = "\u2212";
+  const abh = window.abh;
+  const { MINUS, exact } = abh;
+  const SEED_MIN = 1, SEED_MAX = 9999;
 
   /* ---- the generator: mulberry32, 32-bit steps as fresh_numbers.Mulberry32 ---- */
 
+  // Python twin: attention_by_hand.book.fresh_numbers.Mulberry32
   function Mulberry32(seed) {
-    var state = seed >>> 0;
+    let state = seed >>> 0;
     this.next = function () {
       state = (state + 0x6D2B79F5) >>> 0;
-      var t = state;
+      let t = state;
       t = Math.imul(t ^ (t >>> 15), t | 1);
       t = (t + Math.imul(t ^ (t >>> 7), t | 61)) ^ t;
       return (t ^ (t >>> 14)) >>> 0;
@@ -40,12 +43,11 @@
     return lo + Math.floor((this.next() * (hi - lo + 1)) / 4294967296);
   };
 
-  /* ---- exact rationals (answers.js) and their texts -------------------------- */
+  /* ---- exact rationals (abh.exact, core.js) and their texts ------------------ */
 
-  function A() { return window.abhAnswers; }
-  function R(n, d) { return A().rational(BigInt(n), BigInt(d === undefined ? 1 : d)); }
-  function sum(list) { return list.reduce(function (s, x) { return A().add(s, x); }, R(0)); }
-  function text(r) { return A().text(r); }
+  function R(n, d) { return exact.rational(BigInt(n), BigInt(d === undefined ? 1 : d)); }
+  function sum(list) { return list.reduce(function (s, x) { return exact.add(s, x); }, R(0)); }
+  const text = exact.text;
   function vector(list) { return "(" + list.map(text).join(", ") + ")"; }
   function plainVector(list) { return "(" + list.join(", ") + ")"; }
   /* "a, b and c" */
@@ -63,7 +65,7 @@
   /* One answer: label, text shown with the solution, the checker's spec, the mistakes' messages. */
   function answer(label, shown, entries, shape, mistakes) {
     mistakes = mistakes || [];
-    var spec = function (list) {
+    const spec = function (list) {
       return list.map(function (r) { return { value: text(r), places: null }; });
     };
     return {
@@ -86,17 +88,19 @@
 
   /* ---- the four skills ------------------------------------------------------- */
 
+  // Python twin: attention_by_hand.book.fresh_numbers._weights_from_exponentials
   function weightsFromExponentials(rng) {
-    var exps, total, weights, third = R(1, 3);
+    const third = R(1, 3);
+    let exps, total, weights;
     for (;;) {
       exps = [rng.integer(1, 9), rng.integer(1, 9), rng.integer(1, 9)];
       total = exps[0] + exps[1] + exps[2];
       weights = exps.map(function (e) { return R(e, total); });
-      var allEqual = exps[0] === exps[1] && exps[1] === exps[2];
-      if (!allEqual && !A().equal(weights[0], third)) break;
+      const allEqual = exps[0] === exps[1] && exps[1] === exps[2];
+      if (!allEqual && !exact.equal(weights[0], third)) break;
     }
-    var shown = exps.map(function (e) { return e + "/" + total; });
-    var largest = Math.max.apply(null, exps);
+    const shown = exps.map(function (e) { return e + "/" + total; });
+    const largest = Math.max.apply(null, exps);
     return {
       inputs: { exps: exps },
       question: "One query meets three keys, and their scores are " +
@@ -122,36 +126,37 @@
     };
   }
 
-  var WEIGHT_DENOMINATORS = [4, 5, 6, 8, 10, 12];
-  var LARGEST_VALUE = 12;
+  const WEIGHT_DENOMINATORS = [4, 5, 6, 8, 10, 12];
+  const LARGEST_VALUE = 12;
 
+  // Python twin: attention_by_hand.book.fresh_numbers._weighted_output
   function weightedOutput(rng) {
-    var weights, values, output, heaviest, average, top;
+    let weights, values, output, heaviest, average, top;
     for (;;) {
-      var denominator = WEIGHT_DENOMINATORS[rng.integer(0, WEIGHT_DENOMINATORS.length - 1)];
-      var p = rng.integer(1, denominator - 2);
-      var q = rng.integer(1, denominator - 1 - p);
+      const denominator = WEIGHT_DENOMINATORS[rng.integer(0, WEIGHT_DENOMINATORS.length - 1)];
+      const p = rng.integer(1, denominator - 2);
+      const q = rng.integer(1, denominator - 1 - p);
       weights = [R(p, denominator), R(q, denominator)];
-      weights.push(A().add(R(1), A().times(R(-1), sum(weights))));
+      weights.push(exact.add(R(1), exact.times(R(-1), sum(weights))));
       values = weights.map(function (w) {
-        var d = Number(w.d);
+        const d = Number(w.d);
         return [d * rng.integer(0, Math.floor(LARGEST_VALUE / d)),
           d * rng.integer(0, Math.floor(LARGEST_VALUE / d))];
       });
-      var order = weights.map(function (w) { return Number(w.n) / Number(w.d); });
+      const order = weights.map(function (w) { return Number(w.n) / Number(w.d); });
       top = order.indexOf(Math.max.apply(null, order));
       if (order.filter(function (w) { return w === order[top]; }).length > 1) continue;
       output = [0, 1].map(function (c) {
-        return sum(weights.map(function (w, j) { return A().times(w, R(values[j][c])); }));
+        return sum(weights.map(function (w, j) { return exact.times(w, R(values[j][c])); }));
       });
       heaviest = values[top].map(function (x) { return R(x); });
       average = [0, 1].map(function (c) { return R(values[0][c] + values[1][c] + values[2][c], 3); });
-      var same = function (u, v) { return A().equal(u[0], v[0]) && A().equal(u[1], v[1]); };
+      const same = function (u, v) { return exact.equal(u[0], v[0]) && exact.equal(u[1], v[1]); };
       if (!same(output, heaviest) && !same(output, average) && !same(heaviest, average)) break;
     }
-    var w = weights.map(text), v = values.map(plainVector);
-    var coordinate = function (c) {
-      var terms = weights.map(function (wj, j) { return A().times(wj, R(values[j][c])); });
+    const w = weights.map(text), v = values.map(plainVector);
+    const coordinate = function (c) {
+      const terms = weights.map(function (wj, j) { return exact.times(wj, R(values[j][c])); });
       return weights.map(function (wj, j) { return text(wj) + " \u00d7 " + values[j][c]; }).join(" + ") +
         " = " + terms.map(text).join(" + ") + " = " + text(output[c]);
     };
@@ -179,12 +184,13 @@
     };
   }
 
+  // Python twin: attention_by_hand.book.fresh_numbers._masked_renormalisation
   function maskedRenormalisation(rng) {
-    var exps = [rng.integer(1, 9), rng.integer(1, 9), rng.integer(1, 9), rng.integer(1, 9)];
-    var seen = exps[0] + exps[1] + exps[2];
-    var everything = seen + exps[3];
-    var weights = exps.slice(0, 3).map(function (e) { return R(e, seen); }).concat([R(0)]);
-    var shown = exps.slice(0, 3).map(function (e) { return e + "/" + seen; }).concat(["0"]);
+    const exps = [rng.integer(1, 9), rng.integer(1, 9), rng.integer(1, 9), rng.integer(1, 9)];
+    const seen = exps[0] + exps[1] + exps[2];
+    const everything = seen + exps[3];
+    const weights = exps.slice(0, 3).map(function (e) { return R(e, seen); }).concat([R(0)]);
+    const shown = exps.slice(0, 3).map(function (e) { return e + "/" + seen; }).concat(["0"]);
     return {
       inputs: { exps: exps },
       question: "Under a causal mask, query 2 of four positions has the scaled scores " +
@@ -214,8 +220,9 @@
     };
   }
 
+  // Python twin: attention_by_hand.book.fresh_numbers._online_softmax_block
   function onlineSoftmaxBlock(rng) {
-    var a, b, c, values;
+    let a, b, c, values;
     for (;;) {
       a = rng.integer(1, 6);
       b = rng.integer(1, 6);
@@ -223,20 +230,20 @@
       values = [0, 1, 2].map(function () { return [rng.integer(0, 4), rng.integer(0, 4)]; });
       if (values[0][0] || values[0][1] || values[1][0] || values[1][1]) break;
     }
-    var big = Math.max(a, b), total = a + b + c;
-    var v = values.map(function (value) { return value.map(function (x) { return R(x); }); });
-    var scale = function (r, list) { return list.map(function (x) { return A().times(r, x); }); };
-    var plus = function (u, w) { return u.map(function (x, i) { return A().add(x, w[i]); }); };
+    const big = Math.max(a, b), total = a + b + c;
+    const v = values.map(function (value) { return value.map(function (x) { return R(x); }); });
+    const scale = function (r, list) { return list.map(function (x) { return exact.times(r, x); }); };
+    const plus = function (u, w) { return u.map(function (x, i) { return exact.add(x, w[i]); }); };
     /* the state as the page's online softmax carries it: e^m, l and a */
-    var t0 = R(a, big), t1 = R(b, big);
-    var l0 = A().add(t0, t1);
-    var a0 = plus(scale(t0, v[0]), scale(t1, v[1]));
-    var factor = R(big, c);
-    var l1 = A().add(A().times(factor, l0), R(1));
-    var a1 = plus(scale(factor, a0), v[2]);
-    var output = a1.map(function (x) { return A().divide(x, l1); });
-    var V = values.map(plainVector);
-    var weightOf = function (e) { return "(" + e + "/" + total + ")"; };
+    const t0 = R(a, big), t1 = R(b, big);
+    const l0 = exact.add(t0, t1);
+    const a0 = plus(scale(t0, v[0]), scale(t1, v[1]));
+    const factor = R(big, c);
+    const l1 = exact.add(exact.times(factor, l0), R(1));
+    const a1 = plus(scale(factor, a0), v[2]);
+    const output = a1.map(function (x) { return exact.divide(x, l1); });
+    const V = values.map(plainVector);
+    const weightOf = function (e) { return "(" + e + "/" + total + ")"; };
     return {
       inputs: { exps: [a, b, c], values: values },
       question: "Keys 0 and 1 form block 0, with the scores " + score(a) + " and " + score(b) +
@@ -248,11 +255,11 @@
         many("accumulator a after block 0", a0),
         one("e^m after block 1", String(c), R(c)),
         one("rescaling factor for block 1", text(factor), factor, [{
-          entries: [A().divide(R(1), factor)],
+          entries: [exact.divide(R(1), factor)],
           message: "That is " + expOf(c, big) + ", the inverse of the factor."
         }]),
         one("running sum l after block 1", text(l1), l1, [{
-          entries: [A().add(l0, R(1))],
+          entries: [exact.add(l0, R(1))],
           message: "That adds the term of key 2 to the old sum " + text(l0) +
             " without rescaling the old sum first."
         }]),
@@ -288,13 +295,14 @@
     };
   }
 
-  var SKILLS = {
+  const SKILLS = {
     "weights-from-exponentials": weightsFromExponentials,
     "weighted-output": weightedOutput,
     "masked-renormalisation": maskedRenormalisation,
     "online-softmax-block": onlineSoftmaxBlock
   };
 
+  // Python twin: attention_by_hand.book.fresh_numbers.draw
   function draw(skill, seed) {
     if (!Object.prototype.hasOwnProperty.call(SKILLS, skill)) {
       throw new RangeError("unknown skill " + JSON.stringify(skill) + "; expected one of " +
@@ -304,13 +312,14 @@
       throw new RangeError("the seed must be a whole number from " + SEED_MIN + " to " + SEED_MAX +
         "; got " + String(seed));
     }
-    var drawn = SKILLS[skill](new Mulberry32(seed));
+    const drawn = SKILLS[skill](new Mulberry32(seed));
     drawn.skill = skill;
     drawn.seed = seed;
     return drawn;
   }
 
-  /* What the Python reference gives (fresh_numbers.Drawn.as_json): fractions as "n/d". */
+  /* What the Python reference gives: fractions as "n/d". */
+  // Python twin: attention_by_hand.book.fresh_numbers.Drawn.as_json
   function values(drawn) {
     return {
       inputs: drawn.inputs,
@@ -325,33 +334,31 @@
 
   /* The seed typed, or null: a whole number from SEED_MIN to SEED_MAX (spaces, a # allowed). */
   function readSeed(typed) {
-    var s = typed.trim().replace(/^#\s*/, "");
+    const s = typed.trim().replace(/^#\s*/, "");
     if (!/^[0-9]{1,6}$/.test(s)) return null;
-    var n = Number(s);
+    const n = Number(s);
     return n >= SEED_MIN && n <= SEED_MAX ? n : null;
   }
 
   function randomSeed(not) {
     for (;;) {
-      var n = SEED_MIN + Math.floor(Math.random() * (SEED_MAX - SEED_MIN + 1));
+      const n = SEED_MIN + Math.floor(Math.random() * (SEED_MAX - SEED_MIN + 1));
       if (n !== not) return n;
     }
   }
 
-  function initControl(root) {
-    var control = root.querySelector(".abh-ex-fresh");
-    if (!control || control.dataset.abhReady || root.dataset.abhReady !== "true" || !window.abhExercise) {
-      return;
-    }
-    var skill = root.dataset.newNumbers;
-    var status = control.querySelector(".abh-ex-fresh-status");
-    var seedInput = control.querySelector("input.abh-ex-seed");
-    var back = control.querySelector('[data-action="page-numbers"]');
-    var current = null;
+  function initControl(root, exercise) {
+    const control = root.querySelector(".abh-ex-fresh");
+    if (!control || control.dataset.abhReady || root.dataset.abhReady !== "true") return;
+    const skill = root.dataset.newNumbers;
+    const status = control.querySelector(".abh-ex-fresh-status");
+    const seedInput = control.querySelector("input.abh-ex-seed");
+    const back = control.querySelector('[data-action="page-numbers"]');
+    let current = null;
 
     function show(seed) {
       current = seed;
-      window.abhExercise.replace(root, draw(skill, seed));
+      exercise.replace(root, draw(skill, seed));
       status.textContent = "Numbers #" + seed + ": a fresh exercise of the same kind. " +
         "Type " + seed + " below, now or later, to get exactly this exercise again.";
       seedInput.value = String(seed);
@@ -363,7 +370,7 @@
       show(randomSeed(current));
     });
     function fromTyped() {
-      var seed = readSeed(seedInput.value);
+      const seed = readSeed(seedInput.value);
       if (seed === null) {
         seedInput.setAttribute("aria-invalid", "true");
         status.textContent = "Type a whole number from " + SEED_MIN + " to " + SEED_MAX +
@@ -381,7 +388,7 @@
     });
     back.addEventListener("click", function () {
       current = null;
-      window.abhExercise.restore(root);
+      exercise.restore(root);
       status.textContent = "These are the page's own numbers again.";
       seedInput.value = "";
       back.hidden = true;
@@ -390,11 +397,12 @@
     control.dataset.abhReady = "true";
   }
 
-  window.abhFresh = { SEED_MIN: SEED_MIN, SEED_MAX: SEED_MAX, draw: draw, values: values, readSeed: readSeed };
+  abh.fresh = { SEED_MIN: SEED_MIN, SEED_MAX: SEED_MAX, draw: draw, values: values, readSeed: readSeed };
 
-  if (window.abhOnEveryPage) {
-    window.abhOnEveryPage(function () {
-      document.querySelectorAll(".abh-exercise[data-new-numbers]").forEach(initControl);
-    });
-  }
+  abh.onEveryPage(function () {
+    const roots = document.querySelectorAll(".abh-exercise[data-new-numbers]");
+    if (roots.length === 0) return;
+    const exercise = abh.needs("exercise", "fresh.js", "exercise.js");
+    if (exercise) roots.forEach(function (root) { initControl(root, exercise); });
+  });
 })();

@@ -12,15 +12,15 @@
 (function () {
   "use strict";
 
-  var KEY = "attention-by-hand:read";
-  var MARKABLE = /^(lessons|notebooks)\//;
+  const KEY = "attention-by-hand:read";
+  const MARKABLE = /^(lessons|notebooks)\//;
 
   /* The site root, from Material's page config ("base": "../.."). */
   function siteRoot() {
-    var base = ".";
-    var config = document.getElementById("__config");
+    let base = ".";
+    const config = document.getElementById("__config");
     if (config) {
-      try { base = JSON.parse(config.textContent).base || "."; } catch (e) { /* keep "." */ }
+      try { base = JSON.parse(config.textContent).base || "."; } catch { /* keep "." */ }
     }
     return new URL(base.replace(/\/?$/, "/"), location.href);
   }
@@ -34,9 +34,9 @@
 
   function load() {
     try {
-      var list = JSON.parse(window.localStorage.getItem(KEY) || "[]");
+      const list = JSON.parse(window.localStorage.getItem(KEY) || "[]");
       return Array.isArray(list) ? list.filter(function (x) { return typeof x === "string"; }) : [];
-    } catch (e) {
+    } catch {
       return [];
     }
   }
@@ -47,17 +47,17 @@
       if (list.length === 0) window.localStorage.removeItem(KEY);
       else window.localStorage.setItem(KEY, JSON.stringify(list.slice().sort()));
       return true;
-    } catch (e) {
+    } catch {
       return false;
     }
   }
 
   function navLinks(root) {
-    var links = [];
+    const links = [];
     document.querySelectorAll(".md-nav a.md-nav__link[href]").forEach(function (a) {
-      var href = a.getAttribute("href");
+      const href = a.getAttribute("href");
       if (href.charAt(0) === "#") return;
-      var key = pageKey(new URL(href, location.href), root);
+      const key = pageKey(new URL(href, location.href), root);
       if (key !== null) links.push({ a: a, key: key });
     });
     return links;
@@ -65,13 +65,13 @@
 
   function markNav(root, read) {
     navLinks(root).forEach(function (link) {
-      var mark = link.a.querySelector(".abh-read-mark");
-      var isRead = read.indexOf(link.key) !== -1;
+      let mark = link.a.querySelector(".abh-read-mark");
+      const isRead = read.indexOf(link.key) !== -1;
       if (isRead && !mark) {
         mark = document.createElement("span");
         mark.className = "abh-read-mark";
         mark.innerHTML = '<span aria-hidden="true">\u2713</span><span class="abh-sr-only"> (read)</span>';
-        var ellipsis = link.a.querySelector(".md-ellipsis");
+        const ellipsis = link.a.querySelector(".md-ellipsis");
         (ellipsis || link.a).appendChild(mark);
       } else if (!isRead && mark) {
         mark.remove();
@@ -81,7 +81,7 @@
   }
 
   function markablePages(root) {
-    var keys = [];
+    const keys = [];
     navLinks(root).forEach(function (link) {
       if (MARKABLE.test(link.key) && keys.indexOf(link.key) === -1) keys.push(link.key);
     });
@@ -96,15 +96,15 @@
   }
 
   function start() {
-    var root = siteRoot();
-    var here = pageKey(new URL(location.href), root);
+    const root = siteRoot();
+    const here = pageKey(new URL(location.href), root);
     markNav(root, load());
 
-    var article = document.querySelector("article.md-content__inner");
+    const article = document.querySelector("article.md-content__inner");
     if (!article || here === null || !MARKABLE.test(here) || article.querySelector(".abh-progress")) {
       return;
     }
-    var box = document.createElement("section");
+    const box = document.createElement("section");
     box.className = "abh-progress";
     box.setAttribute("aria-label", "Reading progress");
     box.innerHTML =
@@ -116,15 +116,15 @@
       "<p>Optional. Read marks are kept only in this browser, under one key, and only after " +
       "you press the button; nothing is sent anywhere.</p>";
     article.appendChild(box);
-    var state = box.querySelector(".abh-progress-state");
-    var toggle = box.querySelector('[data-action="toggle"]');
-    var clear = box.querySelector('[data-action="clear"]');
+    const state = box.querySelector(".abh-progress-state");
+    const toggle = box.querySelector('[data-action="toggle"]');
+    const clear = box.querySelector('[data-action="clear"]');
 
-    var markable = markablePages(root);
+    const markable = markablePages(root);
 
     function show(read, message) {
-      var isRead = read.indexOf(here) !== -1;
-      var counted = current(read, markable, here) || read.filter(function (k) {
+      const isRead = read.indexOf(here) !== -1;
+      const counted = current(read, markable, here) || read.filter(function (k) {
         return MARKABLE.test(k);
       });
       toggle.textContent = isRead ? "Mark as unread" : "Mark as read";
@@ -136,8 +136,8 @@
     }
 
     toggle.addEventListener("click", function () {
-      var read = current(load(), markable, here) || load();
-      var at = read.indexOf(here);
+      const read = current(load(), markable, here) || load();
+      const at = read.indexOf(here);
       if (at === -1) read.push(here);
       else read.splice(at, 1);
       if (!save(read)) {
@@ -163,5 +163,5 @@
     show(load());
   }
 
-  window.abhOnEveryPage(start);  /* book.js */
+  window.abh.onEveryPage(start);
 })();

@@ -22,31 +22,20 @@
 (function () {
   "use strict";
 
-  var MINUS = "\u2212", INF = "\u221e", EXACT = "exact";
-  var NUMBER = "(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][-+]?\\d+)?";
-  var LN = "ln\\s*\\(?\\s*(" + NUMBER + ")\\s*\\)?";
-  /* A number, ln and a positive number, or both (SCORE_TEXT in precision_html.py). */
-  var SCORE_TEXT = new RegExp("^\\s*(?:([-\\u2212]?" + NUMBER + ")(?:\\s*([-+\\u2212])\\s*" + LN +
-    ")?|([-\\u2212]?)\\s*" + LN + ")\\s*$");
-  var LABELS = { float16: "float16", bfloat16: "bfloat16", float32: "float32", exact: "exact (float64)" };
+  const abh = window.abh;
+  const { MINUS } = abh;
+  const INF = "\u221e", EXACT = "exact";
+  const LABELS = { float16: "float16", bfloat16: "bfloat16", float32: "float32", exact: "exact (float64)" };
 
-  /* The score of a text, or null when the text is not one (parse_score). */
+  /* The score of a text, or null when the text is not one: a number, ln and a
+   * positive number, or both joined by + or a minus (abh.readScore, core.js). */
   function parseScore(text, limit) {
-    var m = SCORE_TEXT.exec(text);
-    if (!m) return null;
-    var inside = m[3] !== undefined ? m[3] : m[5], log = 0;
-    if (inside !== undefined) {
-      if (!(Number(inside) > 0)) return null;
-      log = Math.log(Number(inside));
-      if (/^[-\u2212]$/.test(m[2] || m[4])) log = -log;
-    }
-    var score = m[1] === undefined ? log : Number(m[1].replace(MINUS, "-")) + log;
-    return Math.abs(score) <= limit ? score : null;
+    return abh.readScore(text, limit, true);
   }
 
   /* ---- rounding to a format {t: fraction bits, emin, emax} ------------- */
 
-  var view = new DataView(new ArrayBuffer(8));
+  const view = new DataView(new ArrayBuffer(8));
 
   /* 2**q, exactly, for -1022 <= q <= 1023. */
   function pow2(q) {
@@ -64,10 +53,12 @@
   /* x rounded to the nearest number of f, ties to even, beyond the largest
    * to an infinity (precision._round); f null: x itself, for exact. In
    * [2**e, 2**(e+1)) the numbers of f are the multiples of 2**(e - t). */
+  // Python twin: attention_by_hand.precision.round_to
   function roundTo(x, f) {
     if (!f || !isFinite(x) || x === 0) return x;
-    var a = Math.abs(x), e = Math.max(exponent(a), f.emin), q = e - f.t;
-    var m = a / pow2(q), n = Math.floor(m), rest = m - n;  /* all exact */
+    const a = Math.abs(x), e = Math.max(exponent(a), f.emin), q = e - f.t;
+    const m = a / pow2(q), rest = m - Math.floor(m);  /* all exact */
+    let n = Math.floor(m);
     if (rest > 0.5 || (rest === 0.5 && n % 2 === 1)) n += 1;
     if (e > f.emax || (e === f.emax && n === pow2(f.t + 1))) return x > 0 ? Infinity : -Infinity;
     return (x > 0 ? n : -n) * pow2(q);
@@ -79,17 +70,18 @@
 
   /* ---- the steps (row_steps) ------------------------------------------- */
 
+  // Python twin: attention_by_hand.book.precision_html.row_steps
   function rowSteps(scores, values, blocked, fmt, f, subtract) {
-    var r = function (x) { return roundTo(x, f); };
-    var s = scores.map(function (x, j) { return blocked[j] ? -Infinity : r(x); });
-    var top = subtract ? Math.max.apply(null, s) : 0;
-    var shifted = s.map(function (x) { return r(x - top); });
-    var exps = shifted.map(function (d) { return r(Math.exp(d)); });
-    var total = 0;
-    var sums = exps.map(function (e) { total = r(total + e); return total; });
-    var weights = exps.map(function (e) { return r(e / total); });  /* 0/0 is NaN */
-    var output = values[0].map(function (_, c) {
-      var acc = 0;
+    const r = function (x) { return roundTo(x, f); };
+    const s = scores.map(function (x, j) { return blocked[j] ? -Infinity : r(x); });
+    const top = subtract ? Math.max.apply(null, s) : 0;
+    const shifted = s.map(function (x) { return r(x - top); });
+    const exps = shifted.map(function (d) { return r(Math.exp(d)); });
+    let total = 0;
+    const sums = exps.map(function (e) { total = r(total + e); return total; });
+    const weights = exps.map(function (e) { return r(e / total); });  /* 0/0 is NaN */
+    const output = values[0].map(function (_, c) {
+      let acc = 0;
       values.forEach(function (v, j) { acc = r(acc + r(weights[j] * r(v[c]))); });
       return r(acc);
     });
@@ -99,15 +91,18 @@
 
   /* ---- where the row breaks (first_break, verdict) --------------------- */
 
+  // Python twin: attention_by_hand.book.precision_html._broken
   function broken(x) { return x !== x || x === Infinity; }
 
+  // Python twin: attention_by_hand.book.precision_html.stalled
   function stalled(st, j) {
     return st.fmt !== EXACT && j > 0 && st.exps[j] > 0 && isFinite(st.sums[j]) &&
       st.sums[j] === st.sums[j - 1];
   }
 
+  // Python twin: attention_by_hand.book.precision_html.first_break
   function firstBreak(st) {
-    var j;
+    let j;
     for (j = 0; j < st.scores.length; j++) {
       if (broken(st.shifted[j])) return ["shifted", j];
       if (broken(st.exps[j])) return ["exp", j];
@@ -119,15 +114,16 @@
     return null;
   }
 
+  // Python twin: attention_by_hand.book.precision_html.verdict
   function verdict(st, digits) {
-    var found = firstBreak(st), fmt = st.fmt;
-    var n = function (x) { return show(x, digits); };
+    const found = firstBreak(st), fmt = st.fmt;
+    const n = function (x) { return show(x, digits); };
     if (!found) {
       return "Nothing breaks: no step is " + INF + " or NaN" +
         (fmt === EXACT ? "" : ", and every exponential above 0 made the running sum grow") + ".";
     }
-    var j = found[1], previous = j > 0 ? st.sums[j - 1] : 0;
-    var beyond = " is beyond the largest " + fmt + " number, " + (st.f ? n(largest(st.f)) : "");
+    const j = found[1], previous = j > 0 ? st.sums[j - 1] : 0;
+    const beyond = " is beyond the largest " + fmt + " number, " + (st.f ? n(largest(st.f)) : "");
     switch (found[0]) {
       case "shifted":
         return "The row breaks at s " + MINUS + " m: every key is blocked, so m = " + MINUS + INF +
@@ -151,12 +147,14 @@
   /* ---- showing numbers (show) ------------------------------------------ */
 
   /* x as stored, to `digits` significant digits at most, rounded half up. */
+  // Python twin: attention_by_hand.book.precision_html.show
   function show(x, digits) {
     if (x !== x) return "NaN";
     if (x === Infinity || x === -Infinity) return (x < 0 ? MINUS : "") + INF;
     if (x === 0) return "0";
-    var parts = Math.abs(x).toExponential(digits - 1).split("e");
-    var d = parts[0].replace(".", "").replace(/0+$/, ""), e = Number(parts[1]), text;
+    const parts = Math.abs(x).toExponential(digits - 1).split("e");
+    const d = parts[0].replace(".", "").replace(/0+$/, ""), e = Number(parts[1]);
+    let text;
     if (e >= -4 && e <= 5) {
       text = e < 0 ? "0." + "0".repeat(-e - 1) + d
         : d.slice(0, e + 1).padEnd(e + 1, "0") + (d.length > e + 1 ? "." + d.slice(e + 1) : "");
@@ -168,26 +166,29 @@
 
   /* ---- the markup, as precision_html.py writes it ---------------------- */
 
+  // Python twin: attention_by_hand.book.precision_html._cell
   function cell(name, x, digits, tag, bad) {
     return '<td class="abh-num' + (bad ? " abh-bad" : "") + '" data-cell="' + name +
       '" data-value="' + String(x) + '"><span class="abh-n">' + show(x, digits) + "</span>" +
       (tag ? ' <span class="abh-tag">' + tag + "</span>" : "") + "</td>";
   }
 
+  // Python twin: attention_by_hand.book.precision_html._number
   function number(name, x, digits, bad) {
     return '<span class="abh-n' + (bad ? " abh-bad" : "") + '" data-cell="' + name +
       '" data-value="' + String(x) + '">' + show(x, digits) + "</span>";
   }
 
+  // Python twin: attention_by_hand.book.precision_html._rows_html
   function rowsHtml(st, digits) {
-    var found = firstBreak(st);
-    var first = found ? (found[0] === "stall" ? "sum" : found[0]) + "-" + found[1] : "";
+    const found = firstBreak(st);
+    const first = found ? (found[0] === "stall" ? "sum" : found[0]) + "-" + found[1] : "";
     return st.scores.map(function (score, j) {
-      var html = '<tr><th scope="row">key ' + j + "</th>" +
+      let html = '<tr><th scope="row">key ' + j + "</th>" +
         cell("score-" + j, score, digits, score === -Infinity ? "blocked" : "", false);
       ["shifted", "exps", "sums", "weights"].forEach(function (column) {
-        var name = column === "shifted" ? column : column.slice(0, -1), x = st[column][j];
-        var tag = name === "sum" && stalled(st, j) ? "did not grow" : "";
+        const name = column === "shifted" ? column : column.slice(0, -1), x = st[column][j];
+        let tag = name === "sum" && stalled(st, j) ? "did not grow" : "";
         if (first === name + "-" + j) tag = tag ? tag + ": breaks here" : "breaks here";
         html += cell(name + "-" + j, x, digits, tag, broken(x) || !!tag);
       });
@@ -197,33 +198,26 @@
 
   /* ---- one switch on the page ------------------------------------------ */
 
-  function init(root) {
-    if (root.dataset.abhReady) return;
-    var source = root.querySelector("script.abh-precision-data");
-    if (!source) return;
-    var data = JSON.parse(source.textContent);
-    root.dataset.abhReady = "true";
-    var limit = data.limit, digits = data.digits;
-    var copy = function (rows) { return rows.map(function (r) { return r.slice(); }); };
-    var state = {};
+  function init(root, data) {
+    const limit = data.limit, digits = data.digits;
+    const copy = function (rows) { return rows.map(function (r) { return r.slice(); }); };
+    let state = {};
     function startOver() {
       state = { scores: data.scoreValues.slice(), values: copy(data.values),
         blocked: data.blocked.slice(), fmt: data.fmt, subtract: data.subtractMax };
     }
     startOver();
 
-    var q = function (selector) { return root.querySelector(selector); };
-    var status = q(".abh-demo-status");
-    var subtract = q('[data-toggle="subtract"]');
-    var radios = root.querySelectorAll('input[type="radio"]');
-    var boxes = root.querySelectorAll("input[data-block]");
-    var fields = root.querySelectorAll("input[data-input]");
-    var noJs = q(".abh-precision-nojs");
-    if (noJs) noJs.remove();
+    const q = function (selector) { return root.querySelector(selector); };
+    const announce = abh.announcer(q(".abh-demo-status"));
+    const subtract = q('[data-toggle="subtract"]');
+    const radios = root.querySelectorAll('input[type="radio"]');
+    const boxes = root.querySelectorAll("input[data-block]");
+    const fields = root.querySelectorAll("input[data-input]");
 
     /* The verdict is a live region: what changes is read out there. */
     function recompute() {
-      var st = rowSteps(state.scores, state.values, state.blocked, state.fmt,
+      const st = rowSteps(state.scores, state.values, state.blocked, state.fmt,
         data.formats[state.fmt] || null, state.subtract);
       q('[data-cell="fmt"]').textContent = LABELS[state.fmt];
       q('[data-cell="top-line"]').innerHTML = "m = " + number("top", st.top, digits, false) +
@@ -235,7 +229,7 @@
     }
 
     function update() {
-      status.textContent = "";
+      announce("");
       recompute();
     }
 
@@ -253,15 +247,15 @@
     });
     fields.forEach(function (input) {
       input.removeAttribute("readonly");
-      var parts = input.dataset.input.split("-"), j = Number(parts[1]), c = Number(parts[2]);
+      const parts = input.dataset.input.split("-"), j = Number(parts[1]), c = Number(parts[2]);
       input.addEventListener("input", function () {
-        var x = parts[0] === "s" ? parseScore(input.value, limit) : input.valueAsNumber;
+        const x = parts[0] === "s" ? parseScore(input.value, limit) : input.valueAsNumber;
         if (x === null || input.value.trim() === "" || !isFinite(x) || Math.abs(x) > limit) {
           input.setAttribute("aria-invalid", "true");
-          status.textContent = input.getAttribute("aria-label") + ": enter " + (parts[0] === "s"
+          announce(input.getAttribute("aria-label") + ": enter " + (parts[0] === "s"
             ? "a number, ln and a positive number, or both joined by + or " + MINUS + ", "
             : "a number ") + "from " + MINUS + limit + " to " + limit +
-            ". The table still shows the last valid inputs.";
+            ". The table still shows the last valid inputs.");
           return;
         }
         input.removeAttribute("aria-invalid");
@@ -271,21 +265,21 @@
       });
     });
 
-    var reset = document.createElement("button");
+    const reset = document.createElement("button");
     reset.type = "button";
     reset.className = "md-button abh-demo-reset";
     reset.textContent = "Reset to the stated inputs";
     reset.addEventListener("click", function () {
       startOver();
       fields.forEach(function (input) {
-        var p = input.dataset.input.split("-");
+        const p = input.dataset.input.split("-");
         input.value = p[0] === "s" ? data.scores[Number(p[1])] : String(state.values[Number(p[1])][Number(p[2])]);
         input.removeAttribute("aria-invalid");
       });
       boxes.forEach(function (box) { box.checked = state.blocked[Number(box.dataset.block)]; });
       radios.forEach(function (radio) { radio.checked = radio.value === state.fmt; });
       subtract.checked = state.subtract;
-      status.textContent = "Back to the stated inputs.";
+      announce("Back to the stated inputs.");
       recompute();
     });
     q(".abh-precision-controls").appendChild(reset);
@@ -295,9 +289,7 @@
   }
 
   /* For the tests and the console: the rounding and the steps, as the page computes them. */
-  window.abhPrecision = { roundTo: roundTo, show: show, rowSteps: rowSteps, parseScore: parseScore };
+  abh.precision = { roundTo: roundTo, show: show, rowSteps: rowSteps, parseScore: parseScore };
 
-  window.abhOnEveryPage(function () {
-    document.querySelectorAll(".abh-precision").forEach(init);
-  });
+  abh.widgets(".abh-precision", { data: "abh-precision-data", noJs: ".abh-precision-nojs" }, init);
 })();

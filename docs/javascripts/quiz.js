@@ -15,17 +15,17 @@
   function initQuestion(fieldset) {
     if (fieldset.dataset.abhReady) return;
     fieldset.dataset.abhReady = "true";
-    var multiple = fieldset.dataset.kind === "multiple";
-    var items = Array.prototype.slice.call(fieldset.querySelectorAll(".abh-choices > li"));
-    var actions = fieldset.querySelector(".abh-quiz-actions");
-    var check = fieldset.querySelector('[data-action="check"]');
-    var retry = fieldset.querySelector('[data-action="retry"]');
-    var result = fieldset.querySelector(".abh-quiz-result");
+    const multiple = fieldset.dataset.kind === "multiple";
+    const items = Array.prototype.slice.call(fieldset.querySelectorAll(".abh-choices > li"));
+    const actions = fieldset.querySelector(".abh-quiz-actions");
+    const check = fieldset.querySelector('[data-action="check"]');
+    const retry = fieldset.querySelector('[data-action="retry"]');
+    const result = fieldset.querySelector(".abh-quiz-result");
 
     /* Each <details> becomes a plain explanation, hidden until the reader answers. */
-    var choices = items.map(function (li) {
-      var details = li.querySelector("details.abh-why");
-      var why = document.createElement("div");
+    const choices = items.map(function (li) {
+      const details = li.querySelector("details.abh-why");
+      const why = document.createElement("div");
       why.className = "abh-why";
       why.id = details.id;
       why.hidden = true;
@@ -42,7 +42,7 @@
     actions.hidden = false;
 
     function verdictText(c) {
-      var picked = c.input.checked;
+      const picked = c.input.checked;
       if (picked && c.correct) return "\u2713 You chose this, and it is correct.";
       if (picked) return "\u2717 You chose this, but it is not correct.";
       if (c.correct) {
@@ -52,14 +52,14 @@
     }
 
     check.addEventListener("click", function () {
-      var picked = choices.filter(function (c) { return c.input.checked; });
+      const picked = choices.filter(function (c) { return c.input.checked; });
       if (picked.length === 0) {
         result.textContent = multiple ? "Choose at least one answer first." : "Choose an answer first.";
         return;
       }
-      var rightPicks = picked.filter(function (c) { return c.correct; }).length;
-      var wrongPicks = picked.length - rightPicks;
-      var allRight = choices.filter(function (c) { return c.correct; }).length;
+      const rightPicks = picked.filter(function (c) { return c.correct; }).length;
+      const wrongPicks = picked.length - rightPicks;
+      const allRight = choices.filter(function (c) { return c.correct; }).length;
       choices.forEach(function (c) {
         c.verdict.textContent = verdictText(c);
         c.verdict.className = "abh-verdict " +
@@ -70,7 +70,7 @@
         c.input.setAttribute("aria-describedby", c.why.id);
         c.input.disabled = true;
       });
-      var message;
+      let message;
       if (!multiple) {
         message = rightPicks === 1
           ? "Correct. Every choice is explained."
@@ -107,5 +107,5 @@
     document.querySelectorAll(".abh-quiz .abh-question").forEach(initQuestion);
   }
 
-  window.abhOnEveryPage(start);  /* book.js */
+  window.abh.onEveryPage(start);
 })();

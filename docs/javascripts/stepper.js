@@ -22,49 +22,38 @@
 (function () {
   "use strict";
 
-  var MINUS = "\u2212";
+  const abh = window.abh;
+  const { MINUS } = abh;
   /* A score as the page writes it: a number, or "ln" and a positive number,
-   * with a minus before it or not (SCORE_TEXT in stepper_html.py). */
-  var SCORE_TEXT = /^\s*(?:([-\u2212]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)|([-\u2212]?)\s*ln\s*\(?\s*((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*\)?)\s*$/;
-
-  /* The score of a text, or null when the text is not one (parse_score). */
-  function parseScore(text, limit) {
-    var match = SCORE_TEXT.exec(text);
-    if (!match) return null;
-    var score;
-    if (match[3] !== undefined) {
-      var inside = Number(match[3]);
-      if (!(inside > 0)) return null;
-      score = match[2] ? -Math.log(inside) : Math.log(inside);
-    } else {
-      score = Number(match[1].replace(MINUS, "-"));
-    }
-    return Math.abs(score) <= limit ? score : null;
-  }
+   * with a minus before it or not; null for any other text. */
+  function readScore(text, limit) { return abh.readScore(text, limit, false); }
 
   /* ---- the maths ------------------------------------------------------ */
 
-  /* The state after each block: what stepper_rows() returns in Python. */
+  /* The state after each block. */
+  // Python twin: attention_by_hand.book.stepper_html.stepper_rows
   function onlineRows(scores, values, blockSize) {
-    var n = scores.length, dV = values[0].length;
-    var m = -Infinity, total = 0, acc = [];
-    for (var c = 0; c < dV; c++) acc.push(0);
-    var rows = [];
-    for (var start = 0; start < n; start += blockSize) {
-      var stop = Math.min(start + blockSize, n);
-      var blockMax = -Infinity;
-      for (var j = start; j < stop; j++) if (scores[j] > blockMax) blockMax = scores[j];
-      var newM = Math.max(m, blockMax);
-      var factor = Math.exp(m - newM);  /* 0 while m is -Infinity */
-      var blockSum = 0, blockAcc = [];
-      for (c = 0; c < dV; c++) blockAcc.push(0);
-      for (j = start; j < stop; j++) {
-        var p = Math.exp(scores[j] - newM);
+    const n = scores.length, dV = values[0].length;
+    let m = -Infinity, total = 0;
+    const acc = [];
+    for (let c = 0; c < dV; c++) acc.push(0);
+    const rows = [];
+    for (let start = 0; start < n; start += blockSize) {
+      const stop = Math.min(start + blockSize, n);
+      let blockMax = -Infinity;
+      for (let j = start; j < stop; j++) if (scores[j] > blockMax) blockMax = scores[j];
+      const newM = Math.max(m, blockMax);
+      const factor = Math.exp(m - newM);  /* 0 while m is -Infinity */
+      let blockSum = 0;
+      const blockAcc = [];
+      for (let c = 0; c < dV; c++) blockAcc.push(0);
+      for (let j = start; j < stop; j++) {
+        const p = Math.exp(scores[j] - newM);
         blockSum += p;
-        for (c = 0; c < dV; c++) blockAcc[c] += p * values[j][c];
+        for (let c = 0; c < dV; c++) blockAcc[c] += p * values[j][c];
       }
       total = factor * total + blockSum;
-      for (c = 0; c < dV; c++) acc[c] = factor * acc[c] + blockAcc[c];
+      for (let c = 0; c < dV; c++) acc[c] = factor * acc[c] + blockAcc[c];
       rows.push({
         first: start,
         last: stop - 1,
@@ -82,33 +71,35 @@
 
   /* The softmax of the whole row at once, mixing the values. */
   function fullSoftmax(scores, values) {
-    var top = Math.max.apply(null, scores);
-    var e = scores.map(function (s) { return Math.exp(s - top); });
-    var total = e.reduce(function (a, b) { return a + b; }, 0);
+    const top = Math.max.apply(null, scores);
+    const e = scores.map(function (s) { return Math.exp(s - top); });
+    const total = e.reduce(function (a, b) { return a + b; }, 0);
     return values[0].map(function (_, c) {
-      var out = 0;
-      for (var j = 0; j < e.length; j++) out += (e[j] / total) * values[j][c];
+      let out = 0;
+      for (let j = 0; j < e.length; j++) out += (e[j] / total) * values[j][c];
       return out;
     });
   }
 
   /* ---- showing numbers ------------------------------------------------ */
 
-  /* Exact as the figures print it (book.js) when it is, else three decimals:
-   * ln 3 is 1.099, not 1.1 (_show in stepper_html.py). */
+  /* Exact as the figures print it (abh.formatNumber) when it is, else three
+   * decimals (abh.format3): ln 3 is 1.099, not 1.1. */
+  // Python twin: attention_by_hand.book.stepper_html._show
   function show(x) {
-    var text = window.abhFormatNumber(x);
-    var parts = text.split("/");
-    var exact = parts.length === 2 ? Number(parts[0]) / Number(parts[1]) : Number(text);
-    if (Math.abs(exact - x) >= 1e-9) text = Number(x.toFixed(3)) === 0 ? "0.000" : x.toFixed(3);
-    return text.replace(/-/g, MINUS);
+    const text = abh.formatNumber(x);
+    const parts = text.split("/");
+    const exact = parts.length === 2 ? Number(parts[0]) / Number(parts[1]) : Number(text);
+    return Math.abs(exact - x) >= 1e-9 ? abh.format3(x) : abh.minus(text);
   }
 
+  // Python twin: attention_by_hand.book.stepper_html._num
   function num(name, value) {
     return '<td class="abh-num" data-cell="' + name + '" data-value="' + String(value) + '">' +
       '<span class="abh-n">' + show(value) + "</span></td>";
   }
 
+  // Python twin: attention_by_hand.book.stepper_html._vector_span
   function vectorSpan(name, values) {
     return "(" + values.map(function (x, c) {
       return '<span class="abh-n" data-cell="' + name + "-" + c + '" data-value="' + String(x) +
@@ -116,16 +107,17 @@
     }).join(", ") + ")";
   }
 
-  /* One block's row, exactly as stepper_html.py's _row_html writes it. */
+  /* One block's row, exactly as its Python twin writes it. */
+  // Python twin: attention_by_hand.book.stepper_html._row_html
   function rowHtml(b, row) {
-    var keys = row.first === row.last ? String(row.first) : row.first + " to " + row.last;
-    var tag = "";
+    const keys = row.first === row.last ? String(row.first) : row.first + " to " + row.last;
+    let tag = "";
     if (b === 0) {
       tag = ' <span class="abh-tag">m was ' + MINUS + "\u221e</span>";
     } else if (row.newMax) {
       tag = ' <span class="abh-tag">new maximum</span>';
     }
-    var factor = '<td class="abh-num" data-cell="factor-' + b + '" data-value="' +
+    const factor = '<td class="abh-num" data-cell="factor-' + b + '" data-value="' +
       String(row.factor) + '"><span class="abh-n">' + show(row.factor) + "</span>" + tag + "</td>";
     return "<tr data-block=\"" + b + "\"" + (row.newMax ? ' class="abh-new-max"' : "") + ">" +
       '<th scope="row">' + b + "</th><td>" + keys + "</td>" +
@@ -144,53 +136,42 @@
 
   /* ---- one stepper on the page ---------------------------------------- */
 
-  function init(root) {
-    if (root.dataset.abhReady) return;
-    var source = root.querySelector("script.abh-stepper-data");
-    if (!source) return;
-    var data = JSON.parse(source.textContent);
-    root.dataset.abhReady = "true";
+  function init(root, data) {
 
-    var limit = data.limit;
-    var defaults = {
+    const limit = data.limit;
+    const defaults = {
       texts: data.scores.slice(),
       values: data.values.map(function (r) { return r.slice(); }),
       blockSize: data.blockSize
     };
-    var state = {
-      scores: data.scores.map(function (t) { return parseScore(t, limit); }),
+    const state = {
+      scores: data.scores.map(function (t) { return readScore(t, limit); }),
       values: data.values.map(function (r) { return r.slice(); }),
       blockSize: data.blockSize,
       step: 0  /* how many blocks have been read */
     };
 
-    var select = root.querySelector("select.abh-stepper-block");
-    var back = root.querySelector(".abh-stepper-back");
-    var next = root.querySelector(".abh-stepper-next");
-    var restart = root.querySelector(".abh-stepper-restart");
-    var tbody = root.querySelector("table.abh-stepper-steps tbody");
-    var final = root.querySelector(".abh-stepper-final");
-    var progress = document.createElement("p");
+    const select = root.querySelector("select.abh-stepper-block");
+    const back = root.querySelector(".abh-stepper-back");
+    const next = root.querySelector(".abh-stepper-next");
+    const restart = root.querySelector(".abh-stepper-restart");
+    const tbody = root.querySelector("table.abh-stepper-steps tbody");
+    const final = root.querySelector(".abh-stepper-final");
+    const progress = document.createElement("p");
     progress.className = "abh-stepper-progress";
     final.parentNode.insertBefore(progress, final);
-    var status = root.querySelector(".abh-demo-status");
-    var scoreInputs = root.querySelectorAll("input.abh-stepper-score");
+    const announce = abh.announcer(root.querySelector(".abh-demo-status"));
+    const scoreInputs = root.querySelectorAll("input.abh-stepper-score");
 
-    var noJs = root.querySelector(".abh-stepper-nojs");
-    if (noJs) noJs.remove();
     root.classList.add("abh-stepper-live");
 
-    function announce(message) {
-      status.textContent = message;
-    }
-
-    var rows = [];
+    let rows = [];
 
     function recompute() {
       rows = onlineRows(state.scores, state.values, state.blockSize);
       tbody.innerHTML = rows.map(function (row, b) { return rowHtml(b, row); }).join("");
-      var full = fullSoftmax(state.scores, state.values);
-      var last = rows[rows.length - 1];
+      const full = fullSoftmax(state.scores, state.values);
+      const last = rows[rows.length - 1];
       final.innerHTML = "After the last block, the output a / l = " +
         vectorSpan("final-online", last.out) + "; the softmax of the whole row at once gives " +
         vectorSpan("final-full", full) + ".";
@@ -200,15 +181,15 @@
 
     /* Show the rows read so far; mark the keys of the last block read. */
     function showProgress() {
-      var done = state.step;
+      const done = state.step;
       tbody.querySelectorAll("tr[data-block]").forEach(function (tr) {
-        var b = Number(tr.dataset.block);
+        const b = Number(tr.dataset.block);
         tr.hidden = b >= done;
         tr.classList.toggle("abh-current", b === done - 1);
       });
-      var current = done > 0 ? rows[done - 1] : null;
+      const current = done > 0 ? rows[done - 1] : null;
       scoreInputs.forEach(function (input, j) {
-        var row = input.closest("tr");
+        const row = input.closest("tr");
         row.classList.toggle("abh-in-block", current !== null && j >= current.first && j <= current.last);
         row.classList.toggle("abh-read", current !== null && j <= current.last);
       });
@@ -230,13 +211,13 @@
     }
 
     function describe() {
-      var done = state.step;
+      const done = state.step;
       if (done === 0) {
         return "Start: no block read. Block size " + state.blockSize + ", " + rows.length +
           (rows.length === 1 ? " block." : " blocks.");
       }
-      var row = rows[done - 1];
-      var text = "Block " + (done - 1) + ", " + keysText(row) + ": ";
+      const row = rows[done - 1];
+      let text = "Block " + (done - 1) + ", " + keysText(row) + ": ";
       if (done === 1) {
         text += "running maximum m = " + show(row.max) + ", up from " + MINUS +
           "\u221e, so the factor is 0: there is nothing yet to rescale. ";
@@ -279,11 +260,11 @@
 
     root.querySelectorAll("input[data-input]").forEach(function (input) {
       input.removeAttribute("readonly");
-      var parts = input.dataset.input.split("-");
-      var kind = parts[0], j = Number(parts[1]), c = Number(parts[2]);
+      const parts = input.dataset.input.split("-");
+      const kind = parts[0], j = Number(parts[1]), c = Number(parts[2]);
       input.addEventListener("input", function () {
-        var label = input.getAttribute("aria-label");
-        var x = kind === "s" ? parseScore(input.value, limit) : input.valueAsNumber;
+        const label = input.getAttribute("aria-label");
+        const x = kind === "s" ? readScore(input.value, limit) : input.valueAsNumber;
         if (x === null || input.value.trim() === "" || !isFinite(x) || Math.abs(x) > limit) {
           input.setAttribute("aria-invalid", "true");
           announce(label + ": enter " + (kind === "s" ? "a number, or ln and a positive number, " : "a number ") +
@@ -299,18 +280,18 @@
     });
 
     /* Back to the stated inputs. */
-    var reset = document.createElement("button");
+    const reset = document.createElement("button");
     reset.type = "button";
     reset.className = "md-button abh-demo-reset";
     reset.textContent = "Reset to the stated inputs";
     reset.addEventListener("click", function () {
-      state.scores = defaults.texts.map(function (t) { return parseScore(t, limit); });
+      state.scores = defaults.texts.map(function (t) { return readScore(t, limit); });
       state.values = defaults.values.map(function (r) { return r.slice(); });
       state.blockSize = defaults.blockSize;
       state.step = 0;
       select.value = String(defaults.blockSize);
       root.querySelectorAll("input[data-input]").forEach(function (input) {
-        var p = input.dataset.input.split("-");
+        const p = input.dataset.input.split("-");
         input.value = p[0] === "s" ? defaults.texts[Number(p[1])] : String(state.values[Number(p[1])][Number(p[2])]);
         input.removeAttribute("aria-invalid");
       });
@@ -324,9 +305,5 @@
     recompute();
   }
 
-  function start() {
-    document.querySelectorAll(".abh-stepper").forEach(init);
-  }
-
-  window.abhOnEveryPage(start);  /* book.js */
+  abh.widgets(".abh-stepper", { data: "abh-stepper-data", noJs: ".abh-stepper-nojs" }, init);
 })();

@@ -24,50 +24,54 @@
 (function () {
   "use strict";
 
-  var MINUS = "\u2212";
+  const abh = window.abh;
+  const format = abh.format3;
 
   /* ---- the maths ------------------------------------------------------ */
 
   /* row [d] times matrix [d][e] -> [e] */
   function times(row, matrix) {
-    var out = [];
-    for (var c = 0; c < matrix[0].length; c++) {
-      var s = 0;
-      for (var d = 0; d < row.length; d++) s += row[d] * matrix[d][c];
+    const out = [];
+    for (let c = 0; c < matrix[0].length; c++) {
+      let s = 0;
+      for (let d = 0; d < row.length; d++) s += row[d] * matrix[d][c];
       out.push(s);
     }
     return out;
   }
 
+  // Python twin: attention_by_hand.tiny_model.tiny_model_forward
   function forward(W, ids) {
-    var n = ids.length, heads = W.w_q.length, V = W.vocabulary.length;
-    var x = ids.map(function (t, i) {
+    const n = ids.length, heads = W.w_q.length, V = W.vocabulary.length;
+    const x = ids.map(function (t, i) {
       return W.token_embedding[t].map(function (e, d) { return e + W.position_embedding[i][d]; });
     });
-    var attention = [], outputs = [];
-    for (var h = 0; h < heads; h++) {
-      var q = x.map(function (r) { return times(r, W.w_q[h]); });
-      var k = x.map(function (r) { return times(r, W.w_k[h]); });
-      var v = x.map(function (r) { return times(r, W.w_v[h]); });
-      var factor = 1 / Math.sqrt(q[0].length);
-      var rows = [], outs = [];
-      for (var i = 0; i < n; i++) {
-        var s = [], m = -Infinity, j, c;
-        for (j = 0; j <= i; j++) {
-          var dot = 0;
-          for (c = 0; c < q[i].length; c++) dot += q[i][c] * k[j][c];
+    const attention = [], outputs = [];
+    for (let h = 0; h < heads; h++) {
+      const q = x.map(function (r) { return times(r, W.w_q[h]); });
+      const k = x.map(function (r) { return times(r, W.w_k[h]); });
+      const v = x.map(function (r) { return times(r, W.w_v[h]); });
+      const factor = 1 / Math.sqrt(q[0].length);
+      const rows = [], outs = [];
+      for (let i = 0; i < n; i++) {
+        const s = [];
+        let m = -Infinity;
+        for (let j = 0; j <= i; j++) {
+          let dot = 0;
+          for (let c = 0; c < q[i].length; c++) dot += q[i][c] * k[j][c];
           s.push(dot * factor);
           if (s[j] > m) m = s[j];
         }
-        var e = [], total = 0;
-        for (j = 0; j <= i; j++) e.push(Math.exp(s[j] - m));
-        for (j = 0; j <= i; j++) total += e[j];
-        var w = [];
-        for (j = 0; j < n; j++) w.push(j <= i ? e[j] / total : 0);
-        var o = [];
-        for (c = 0; c < v[0].length; c++) {
-          var acc = 0;
-          for (j = 0; j <= i; j++) acc += w[j] * v[j][c];
+        const e = [];
+        let total = 0;
+        for (let j = 0; j <= i; j++) e.push(Math.exp(s[j] - m));
+        for (let j = 0; j <= i; j++) total += e[j];
+        const w = [];
+        for (let j = 0; j < n; j++) w.push(j <= i ? e[j] / total : 0);
+        const o = [];
+        for (let c = 0; c < v[0].length; c++) {
+          let acc = 0;
+          for (let j = 0; j <= i; j++) acc += w[j] * v[j][c];
           o.push(acc);
         }
         rows.push(w);
@@ -76,18 +80,18 @@
       attention.push(rows);
       outputs.push(outs);
     }
-    var logits = [], predictions = [];
-    for (var p = 0; p < n; p++) {
-      var z = [];
-      for (var letter = 0; letter < V; letter++) {
-        var sum = 0;
-        for (var g = 0; g < heads; g++) {
-          for (var u = 0; u < outputs[g][p].length; u++) sum += outputs[g][p][u] * W.w_u[g][u][letter];
+    const logits = [], predictions = [];
+    for (let p = 0; p < n; p++) {
+      const z = [];
+      for (let letter = 0; letter < V; letter++) {
+        let sum = 0;
+        for (let g = 0; g < heads; g++) {
+          for (let u = 0; u < outputs[g][p].length; u++) sum += outputs[g][p][u] * W.w_u[g][u][letter];
         }
         z.push(sum);
       }
-      var best = 0;
-      for (letter = 1; letter < V; letter++) if (z[letter] > z[best]) best = letter;
+      let best = 0;
+      for (let letter = 1; letter < V; letter++) if (z[letter] > z[best]) best = letter;
       logits.push(z);
       predictions.push(best);
     }
@@ -98,14 +102,14 @@
 
   /* Letters from the typed text, or a message saying what could not be read. */
   function readSequence(text, vocabulary, most) {
-    var letters = text.toLowerCase().replace(/[\s,]+/g, "");
+    const letters = text.toLowerCase().replace(/[\s,]+/g, "");
     if (letters === "") return { error: "type at least one letter" };
     if (letters.length > most) {
       return { error: "at most " + most + " letters: the model has " + most + " positions" };
     }
-    var ids = [];
-    for (var i = 0; i < letters.length; i++) {
-      var id = vocabulary.indexOf(letters[i]);
+    const ids = [];
+    for (let i = 0; i < letters.length; i++) {
+      const id = vocabulary.indexOf(letters[i]);
       if (id < 0) {
         return { error: "\u201c" + letters[i] + "\u201d is not one of the letters " + vocabulary.join(", ") };
       }
@@ -116,42 +120,39 @@
 
   /* ---- showing numbers (as model_demo_html.py and demo_html.py write them) -- */
 
-  function format(x) {
-    var text = x.toFixed(3);
-    if (Number(text) === 0) return "0.000";
-    return text.replace("-", MINUS);
-  }
-
+  // Python twin: attention_by_hand.book.demo_html.number_cell
   function cell(kind, index, value, masked) {
-    var name = [kind].concat(index).join("-");
+    const name = [kind].concat(index).join("-");
     if (masked) {
       return '<td class="abh-num abh-weight abh-masked" data-cell="' + name + '" data-value="0">' +
         '<span class="abh-n">0</span> <span class="abh-tag">masked</span></td>';
     }
-    var cls = kind === "weight" ? "abh-num abh-weight" : "abh-num";
+    const cls = kind === "weight" ? "abh-num abh-weight" : "abh-num";
     return '<td class="' + cls + '" data-cell="' + name + '" data-value="' + String(value) + '">' +
       '<span class="abh-n">' + format(value) + "</span></td>";
   }
 
+  // Python twin: attention_by_hand.book.demo_html.titled_table
   function table(id, caption, head, body, tableClass) {
-    var cls = ("abh-table " + (tableClass || "")).trim();
+    const cls = ("abh-table " + (tableClass || "")).trim();
     return '<div class="abh-table-block"><p class="abh-table-title" id="' + id + '">' + caption +
       '</p><div class="abh-scroll" tabindex="0" role="region" aria-labelledby="' + id + '">' +
       '<table class="' + cls + '" aria-labelledby="' + id + '"><thead>' + head +
       "</thead><tbody>" + body + "</tbody></table></div></div>";
   }
 
-  /* The same markup as model_demo_html.results_html. */
+  /* The same markup as the Python twin's. */
+  // Python twin: attention_by_hand.book.model_demo_html.results_html
   function resultsHtml(r, letters, vocabulary, uid) {
-    var n = letters.length, heads = r.attention.length, dV = r.outputs[0][0].length;
-    var label = letters.split("").map(function (t, i) { return i + " " + t; });
-    var keys = label.map(function (l) { return '<th scope="col">key ' + l + "</th>"; }).join("");
-    var parts = [];
-    for (var h = 0; h < heads; h++) {
-      var body = "";
-      for (var i = 0; i < n; i++) {
+    const n = letters.length, heads = r.attention.length, dV = r.outputs[0][0].length;
+    const label = letters.split("").map(function (t, i) { return i + " " + t; });
+    const keys = label.map(function (l) { return '<th scope="col">key ' + l + "</th>"; }).join("");
+    const parts = [];
+    for (let h = 0; h < heads; h++) {
+      let body = "";
+      for (let i = 0; i < n; i++) {
         body += '<tr><th scope="row">query ' + label[i] + "</th>";
-        for (var j = 0; j < n; j++) body += cell("weight", [h, i, j], r.attention[h][i][j], j > i);
+        for (let j = 0; j < n; j++) body += cell("weight", [h, i, j], r.attention[h][i][j], j > i);
         body += "</tr>";
       }
       parts.push(table(uid + "-weights-" + h,
@@ -159,24 +160,24 @@
           ": query i (position and letter) may attend keys 0 to i",
         '<tr><th scope="col">query</th>' + keys + "</tr>", body, "abh-demo-weights"));
     }
-    var coords = "";
-    for (var c = 0; c < dV; c++) coords += '<th scope="col">' + (c < 3 ? "xyz"[c] : "c" + (c + 1)) + "</th>";
-    var headCols = "";
-    for (h = 0; h < heads; h++) {
+    let coords = "";
+    for (let c = 0; c < dV; c++) coords += '<th scope="col">' + (c < 3 ? "xyz"[c] : "c" + (c + 1)) + "</th>";
+    let headCols = "";
+    for (let h = 0; h < heads; h++) {
       headCols += '<th scope="colgroup" colspan="' + dV + '">output of head ' + h + "</th>";
     }
-    var logitCols = vocabulary.map(function (t) { return '<th scope="col">logit ' + t + "</th>"; }).join("");
-    var rows = "";
-    for (i = 0; i < n; i++) {
-      var outputs = "";
-      for (h = 0; h < heads; h++) {
-        for (c = 0; c < dV; c++) outputs += cell("out", [h, i, c], r.outputs[h][i][c], false);
+    const logitCols = vocabulary.map(function (t) { return '<th scope="col">logit ' + t + "</th>"; }).join("");
+    let rows = "";
+    for (let i = 0; i < n; i++) {
+      let outputs = "";
+      for (let h = 0; h < heads; h++) {
+        for (let c = 0; c < dV; c++) outputs += cell("out", [h, i, c], r.outputs[h][i][c], false);
       }
-      var logits = "";
-      for (c = 0; c < vocabulary.length; c++) logits += cell("logit", [i, c], r.logits[i][c], false);
-      var predicted = vocabulary[r.predictions[i]];
-      var target = i > 0 ? letters[i - 1] : null;
-      var verdict = target === null ? "nothing to predict"
+      let logits = "";
+      for (let c = 0; c < vocabulary.length; c++) logits += cell("logit", [i, c], r.logits[i][c], false);
+      const predicted = vocabulary[r.predictions[i]];
+      const target = i > 0 ? letters[i - 1] : null;
+      const verdict = target === null ? "nothing to predict"
         : (predicted === target ? "right" : "wrong: it was " + target);
       rows += '<tr><th scope="row">' + label[i] + "</th>" + outputs + logits +
         '<td class="abh-model-prediction" data-cell="prediction-' + i + '" data-value="' +
@@ -194,25 +195,12 @@
 
   /* ---- one live model on the page ---------------------------------------- */
 
-  function init(root) {
-    if (root.dataset.abhReady) return;
-    var source = root.querySelector("script.abh-model-data");
-    if (!source) return;
-    var data = JSON.parse(source.textContent);
-    var W = data.weights, vocabulary = W.vocabulary, most = W.position_embedding.length;
-    var input = root.querySelector("input.abh-model-input");
-    var results = root.querySelector(".abh-model-results");
-    var status = root.querySelector(".abh-demo-status");
-    var uid = root.id;
-    root.dataset.abhReady = "true";
-    var noJs = root.querySelector(".abh-demo-nojs");
-    if (noJs) noJs.remove();
-
-    var timer = null;
-    function announce(message) {
-      window.clearTimeout(timer);
-      timer = window.setTimeout(function () { status.textContent = message; }, 400);
-    }
+  function init(root, data) {
+    const W = data.weights, vocabulary = W.vocabulary, most = W.position_embedding.length;
+    const input = root.querySelector("input.abh-model-input");
+    const results = root.querySelector(".abh-model-results");
+    const uid = root.id;
+    const announce = abh.announcer(root.querySelector(".abh-demo-status"), 400);
 
     function shade() {
       root.querySelectorAll("td.abh-weight:not(.abh-masked)").forEach(function (td) {
@@ -221,11 +209,11 @@
     }
 
     function render(read) {
-      var r = forward(W, read.ids);
+      const r = forward(W, read.ids);
       results.innerHTML = resultsHtml(r, read.letters, vocabulary, uid);
       shade();
-      var right = 0;
-      for (var i = 1; i < read.letters.length; i++) {
+      let right = 0;
+      for (let i = 1; i < read.letters.length; i++) {
         if (vocabulary[r.predictions[i]] === read.letters[i - 1]) right++;
       }
       return "Sequence " + read.letters.split("").join(" ") + ": predictions " +
@@ -234,7 +222,7 @@
     }
 
     function update() {
-      var read = readSequence(input.value, vocabulary, most);
+      const read = readSequence(input.value, vocabulary, most);
       if (read.error) {
         input.setAttribute("aria-invalid", "true");
         announce(read.error + ". The tables still show the last sequence that could be read.");
@@ -246,7 +234,7 @@
 
     input.removeAttribute("readonly");
     input.addEventListener("input", update);
-    var reset = document.createElement("button");
+    const reset = document.createElement("button");
     reset.type = "button";
     reset.className = "md-button abh-demo-reset";
     reset.textContent = "Back to " + data.sequence.split("").join(" ");
@@ -258,9 +246,5 @@
     render(readSequence(data.sequence, vocabulary, most));
   }
 
-  function start() {
-    document.querySelectorAll(".abh-model").forEach(init);
-  }
-
-  window.abhOnEveryPage(start);  /* book.js */
+  abh.widgets(".abh-model", { data: "abh-model-data", noJs: ".abh-demo-nojs" }, init);
 })();

@@ -241,6 +241,7 @@ class ConfigurationReading:
     consequences: tuple[Consequence, ...]
 
 
+# JavaScript twin: configuration.js read
 def read_configuration(text: str) -> ConfigurationReading:
     r"""Read a model's ``config.json`` and work out each consequence for its attention.
 
@@ -348,6 +349,7 @@ def soft_cap(scores: ArrayLike, cap: float) -> NDArray[np.floating]:
     return cap * np.tanh(s / cap)
 
 
+# JavaScript twin: configuration.js numberText
 def number_text(x: float) -> str:
     """A number as the reader writes it: exact for whole numbers, else 6 significant digits.
 
@@ -446,6 +448,7 @@ def _check_known_fields(config: dict, model: str) -> None:
         )
 
 
+# JavaScript twin: configuration.js checked
 def _checked_value(config: dict, field: Mapping[str, Any], model: str) -> Any:
     """The value of `field` in `config`, checked; None when absent (or null where allowed)."""
     name, kind, status = field["name"], field["kind"], field["models"].get(model)
@@ -508,6 +511,7 @@ def _is_whole(value: object) -> bool:
     return _is_number(value) and (isinstance(value, int) or float(value).is_integer())  # type: ignore[arg-type]
 
 
+# JavaScript twin: configuration.js given
 def _given(value: object) -> str:
     """A JSON value as a message shows it, the same in Python and in the browser."""
     if value is None:
@@ -523,6 +527,7 @@ def _given(value: object) -> str:
     return "an object"
 
 
+# JavaScript twin: configuration.js orList
 def _or_list(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " or " + items[-1] if len(items) > 1 else items[0]
 
@@ -532,6 +537,7 @@ def _or_list(items: list[str]) -> str:
 # ---------------------------------------------------------------------------
 
 
+# JavaScript twin: configuration.js reading
 def _reading(model: str, v: dict) -> ConfigurationReading:
     layers, hidden, heads, kv = (
         v["num_hidden_layers"], v["hidden_size"], v["num_attention_heads"],
@@ -638,6 +644,7 @@ def _dtype(v: dict) -> tuple[str, str]:
     return given[0]
 
 
+# JavaScript twin: configuration.js consequences
 def _consequences(n: dict) -> tuple[Consequence, ...]:
     t = number_text
     d, w, context, b = n["d"], n["window"], n["context"], n["b"]
@@ -746,6 +753,7 @@ def _consequences(n: dict) -> tuple[Consequence, ...]:
     return tuple(Consequence(*row) for row in rows)
 
 
+# JavaScript twin: configuration.js layerList
 def _layer_list(layers: tuple[int, ...]) -> str:
     """Layer numbers, the first three and the last when there are more than four."""
     shown = [number_text(i) for i in layers]

@@ -639,6 +639,7 @@ class _Inputs(NamedTuple):
     factor: float  # the scale applied to q @ k.T
 
 
+# JavaScript twin: demo.js maskedSoftmax
 def _masked_softmax(x: NDArray, keep: NDArray[np.bool_], axis: int) -> NDArray[np.floating]:
     # [..., S] -> [..., S]; rows without an allowed key come out as zeros
     m = np.max(x, axis=axis, keepdims=True, where=keep, initial=-np.inf)

@@ -93,6 +93,8 @@ PALETTES: Mapping[str, Mapping[str, str]] = MappingProxyType(
 # ---------------------------------------------------------------------------
 
 
+# JavaScript twin: demo.js drawWeights
+# JavaScript twin: demo.js drawVectors
 def attention_row(
     *,
     scores: ArrayLike,
@@ -222,6 +224,7 @@ def attention_row(
     return fig
 
 
+# JavaScript twin: demo.js freeCorner
 def _free_corner(tip, chars: int, segments, per_unit: float) -> tuple[int, int]:
     """The corner of `tip` for a value label: up-right, else down-right, up-left, down-left.
 
@@ -240,6 +243,7 @@ def _free_corner(tip, chars: int, segments, per_unit: float) -> tuple[int, int]:
     return 1, 1
 
 
+# JavaScript twin: demo.js meets
 def _meets(a, b, xs, ys) -> bool:
     """Whether the segment from `a` to `b` meets the box `xs` by `ys` (Liang-Barsky)."""
     t0, t1 = 0.0, 1.0
@@ -661,6 +665,7 @@ def _fix_layout(fig: Figure, model: Figure | None) -> None:
 # ---------------------------------------------------------------------------
 
 
+# JavaScript twin: core.js formatNumber
 def format_number(x: float, max_denominator: int = 12) -> str:
     """Write `x` as a short fraction or integer when it is one, else to 3 digits.
 
@@ -681,6 +686,7 @@ def format_number(x: float, max_denominator: int = 12) -> str:
     return f"{x:.3g}"
 
 
+# JavaScript twin: demo.js commonFractions
 def _common_fractions(w: np.ndarray, max_denominator: int = 12) -> list[str]:
     """Label weights over one common denominator (1/6, 2/6, 3/6), if there is one."""
     for d in range(1, max_denominator + 1):

@@ -166,6 +166,7 @@ _Value = Fraction | float
 # ---------------------------------------------------------------------------
 
 
+# JavaScript twin: precision.js roundTo
 def round_to(x: ArrayLike, fmt: str) -> NDArray[np.float64]:
     """Round `x` to the nearest number of the format `fmt`, exactly.
 

@@ -335,6 +335,7 @@ class TinyForward(NamedTuple):
     predictions: NDArray[np.int64]
 
 
+# JavaScript twin: tiny-model.js forward
 def tiny_model_forward(
     weights: TinyWeights,
     tokens: str | ArrayLike,

@@ -196,6 +196,7 @@ class Reading:
     places: int | None
 
 
+# JavaScript twin: answers.js read
 def read_answer(text: str) -> Reading:
     """Read the number typed into one blank.
 
@@ -260,6 +261,7 @@ def read_answer(text: str) -> Reading:
     return Reading(sign * value * Fraction(10) ** exponent, max(0, (places or 0) - exponent))
 
 
+# JavaScript twin: answers.js unreadable
 def unreadable(typed: str) -> str:
     """The message for a text that is not a number: it quotes the text (30 characters at most).
 
@@ -275,6 +277,7 @@ def unreadable(typed: str) -> str:
     )
 
 
+# JavaScript twin: answers.js unbracketed
 def _unbracketed(typed: str) -> str:
     """`typed` without one pair of brackets around it: ``(1/3)`` is ``1/3``."""
     if len(typed) > 1 and typed[0] in _BRACKETS and typed[-1] == _BRACKETS[typed[0]]:
@@ -282,6 +285,7 @@ def _unbracketed(typed: str) -> str:
     return typed
 
 
+# JavaScript twin: answers.js whyUnreadable
 def _why_unreadable(typed: str) -> str:
     """What is wrong with a text that is not one number (stripped, not empty)."""
     if _COMMA_DECIMAL.fullmatch(typed):
@@ -293,6 +297,7 @@ def _why_unreadable(typed: str) -> str:
     return unreadable(typed)
 
 
+# JavaScript twin: answers.js plain
 def _plain(text: str) -> tuple[Fraction, int | None]:
     """(value, places) of an unsigned integer or decimal: ``1,000``, ``102 400``, ``0.25``, ``2.``."""
     digits = re.sub(f"[,{GROUP_SPACES}]", "", text)
@@ -522,6 +527,7 @@ def _read_written(text: str, entry: str) -> Reading:
 RIGHT, NOT_YET, FEWER = "right", "not yet", "fewer places"
 
 
+# JavaScript twin: answers.js judge
 def judge(typed: Reading, expected: Expected) -> str:
     """Whether a typed number is right for one entry, by the rule of the module docstring.
 
@@ -558,12 +564,14 @@ def judge(typed: Reading, expected: Expected) -> str:
     return NOT_YET
 
 
+# JavaScript twin: answers.js cutOff
 def _cut_off(x: Fraction, places: int) -> Fraction:
     """`x` with its decimals after `places` dropped (towards 0): 11/3, 2 places: 3.66."""
     kept = abs(x.numerator) * 10**places // x.denominator
     return Fraction(kept if x >= 0 else -kept, 10**places)
 
 
+# JavaScript twin: answers.js within
 def _within(value: Fraction, x: Fraction, places: int) -> bool:
     """Whether |value - x| is at most half a unit of the last of `places` places."""
     return abs(value - x) * 2 * 10**places <= 1
@@ -589,6 +597,7 @@ class Verdict:
     mistake: int | None = None
 
 
+# JavaScript twin: answers.js check
 def check(
     typed: Sequence[str], answer: WrittenAnswer, mistakes: Sequence[WrittenAnswer] = ()
 ) -> Verdict:

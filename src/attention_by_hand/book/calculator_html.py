@@ -116,6 +116,7 @@ class CalculatorSpec:
             raise ValueError(f"calculator {self.name!r}: its defaults are not valid: {problem}")
 
 
+# JavaScript twin: calculator.js problem
 def input_problem(values: Mapping[str, int | None]) -> str | None:
     """What is wrong with a set of inputs, in the page's words, or None.
 
@@ -141,6 +142,7 @@ def input_problem(values: Mapping[str, int | None]) -> str | None:
     return None
 
 
+# JavaScript twin: calculator.js results
 def cache_results(values: Mapping[str, int | None]) -> dict[str, int]:
     """Every number the calculator shows for valid inputs, exactly.
 
@@ -180,6 +182,7 @@ def cache_results(values: Mapping[str, int | None]) -> dict[str, int]:
     }
 
 
+# JavaScript twin: calculator.js binarySize
 def binary_size(n: int) -> str:
     """`n` bytes in the largest binary unit it reaches: exact, or "about" to 3 digits.
 

@@ -309,6 +309,7 @@ def _picture_html(spec: DemoSpec, uid: str, figure_html: str) -> str:
     )
 
 
+# JavaScript twin: tiny-model.js table
 def titled_table(
     tid: str, caption: str, head: str, body: str, *, scroll: bool = True, table_class: str = ""
 ) -> str:
@@ -328,10 +329,12 @@ def titled_table(
     )
 
 
+# JavaScript twin: demo.js setCell
+# JavaScript twin: tiny-model.js cell
 def number_cell(
     kind: str, index: tuple[int, ...], value: float, *, masked: str | None = None
 ) -> str:
-    """One number cell, exactly as ``demo.js`` writes it (``cellHtml`` there); the live model's too."""
+    """One number cell, exactly as ``demo.js`` and ``tiny-model.js`` write it."""
     name = "-".join([kind, *map(str, index)])
     classes = ["abh-num"]
     if kind == "weight":
@@ -347,6 +350,7 @@ def number_cell(
     return f'<td class="{" ".join(classes)}" data-cell="{name}" data-value="{exact}">{inner}</td>'
 
 
+# JavaScript twin: core.js format3
 def format_demo_number(x: float) -> str:
     """A computed number as the demo shows it: 3 decimals, a real minus sign, no -0.000.
 

@@ -150,6 +150,7 @@ class DemoSpec:
             keep[:, self.padding_key] = False
         return keep
 
+    # JavaScript twin: demo.js compute
     def result(
         self,
         *,

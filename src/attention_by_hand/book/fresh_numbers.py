@@ -48,6 +48,7 @@ _MASK = 0xFFFFFFFF
 Entries = tuple[Fraction, ...]
 
 
+# JavaScript twin: fresh.js Mulberry32
 class Mulberry32:
     """The 32-bit generator mulberry32, step for step as fresh.js computes it.
 
@@ -100,6 +101,7 @@ class Drawn:
     answers: tuple[Entries, ...]
     mistakes: tuple[tuple[Entries, ...], ...]
 
+    # JavaScript twin: fresh.js values
     def as_json(self) -> dict[str, object]:
         """The same, with every fraction as ``"n/d"`` (``str(Fraction)``), as fresh.js gives it."""
 
@@ -117,6 +119,7 @@ class Drawn:
         }
 
 
+# JavaScript twin: fresh.js draw
 def draw(skill: str, seed: int) -> Drawn:
     """The exercise of `skill` that `seed` draws.
 
@@ -155,6 +158,7 @@ def draw(skill: str, seed: int) -> Drawn:
 _Drawing = tuple[dict[str, object], tuple[Entries, ...], tuple[tuple[Entries, ...], ...]]
 
 
+# JavaScript twin: fresh.js weightsFromExponentials
 def _weights_from_exponentials(rng: Mulberry32) -> _Drawing:
     """Three keys with the scores ln a, ln b, ln c (a, b, c from 1 to 9, not all equal)."""
     while True:
@@ -176,6 +180,7 @@ WEIGHT_DENOMINATORS = (4, 5, 6, 8, 10, 12)
 LARGEST_VALUE = 12
 
 
+# JavaScript twin: fresh.js weightedOutput
 def _weighted_output(rng: Mulberry32) -> _Drawing:
     """Three weights p/D, q/D, r/D (one largest) mix three 2-D values.
 
@@ -205,6 +210,7 @@ def _weighted_output(rng: Mulberry32) -> _Drawing:
     return {"weights": weights, "values": values}, (output,), ((heaviest, average),)
 
 
+# JavaScript twin: fresh.js maskedRenormalisation
 def _masked_renormalisation(rng: Mulberry32) -> _Drawing:
     """Query 2 of four positions under a causal mask, scores ln a, ln b, ln c, ln d."""
     exps = [rng.integer(1, 9) for _ in range(4)]
@@ -222,6 +228,7 @@ def _masked_renormalisation(rng: Mulberry32) -> _Drawing:
     return {"exps": exps}, answers, mistakes
 
 
+# JavaScript twin: fresh.js onlineSoftmaxBlock
 def _online_softmax_block(rng: Mulberry32) -> _Drawing:
     """Block 0: keys 0 and 1 (ln a, ln b); block 1: key 2 (ln c), a new maximum.
 

@@ -40,9 +40,9 @@ def minified(path: str, text: str) -> str:
 
     Examples
     --------
-    >>> minified("a.js", "/* a comment */\\nconst x = 1;  // another\\n")
+    >>> minified("core.js", "/* a comment */\\nconst x = 1;  // another\\n")
     'const x=1;\\n'
-    >>> minified("a.css", "/* a comment */\\n.a {\\n  color: red;\\n}\\n")
+    >>> minified("book.css", "/* a comment */\\n.a {\\n  color: red;\\n}\\n")
     '.a{color:red}\\n'
     """
     if path.endswith(".js"):

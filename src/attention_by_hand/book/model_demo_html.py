@@ -176,6 +176,7 @@ def render_model_demo(spec: ModelDemoSpec, model: TinyModel, uid: str) -> str:
     return "\n\n" + "\n".join(parts) + "\n\n"
 
 
+# JavaScript twin: tiny-model.js resultsHtml
 def results_html(run: TinyForward, vocabulary: tuple[str, ...], uid: str) -> str:
     """The tables of one forward pass: each head's weights, then outputs, logits, predictions.
 

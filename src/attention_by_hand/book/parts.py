@@ -243,7 +243,7 @@ FRAME = Part(
     written="every page",
     mark=re.compile(r"\A"),
     render=None,
-    scripts=("javascripts/book.js", "javascripts/mark-read.js", "javascripts/a11y.js"),
+    scripts=("javascripts/core.js", "javascripts/mark-read.js", "javascripts/a11y.js"),
     styles=("stylesheets/book.css", "stylesheets/interactive.css"),
 )
 
@@ -345,7 +345,7 @@ PARTS: tuple[Part, ...] = (
         "new numbers: skill, in an exercise",
         re.compile(r'\bdata-new-numbers="'),
         None,
-        scripts=("javascripts/answers.js", "javascripts/fresh.js"),
+        scripts=("javascripts/answers.js", "javascripts/exercise.js", "javascripts/fresh.js"),
         styles=("stylesheets/exercise.css",),
     ),
     Part(

@@ -87,6 +87,7 @@ SCORE_TEXT = re.compile(
 )
 
 
+# JavaScript twin: core.js readScore
 def parse_score(text: str) -> float:
     """A score from its text: ``"1.5"``, ``"ln 3"``, ``"−ln 2"`` or ``"10 + ln 2"``.
 
@@ -154,6 +155,7 @@ class RowSteps:
     output: list[float]
 
 
+# JavaScript twin: precision.js rowSteps
 def row_steps(
     scores: Sequence[float],
     values: Sequence[Sequence[float]],
@@ -253,11 +255,13 @@ def _same(a: float, b: float) -> bool:
 # ---------------------------------------------------------------------------
 
 
+# JavaScript twin: precision.js broken
 def _broken(x: float) -> bool:
     """NaN or +inf: no step of a row should give either."""
     return math.isnan(x) or x == math.inf
 
 
+# JavaScript twin: precision.js stalled
 def stalled(steps: RowSteps, j: int) -> bool:
     """Whether key `j` added an exponential above 0 and the running sum stayed the same.
 
@@ -272,6 +276,7 @@ def stalled(steps: RowSteps, j: int) -> bool:
     )
 
 
+# JavaScript twin: precision.js firstBreak
 def first_break(steps: RowSteps) -> tuple[str, int] | None:
     """The first step where the row breaks, reading the table key by key, then the weights.
 
@@ -306,6 +311,7 @@ def first_break(steps: RowSteps) -> tuple[str, int] | None:
     return None
 
 
+# JavaScript twin: precision.js verdict
 def verdict(steps: RowSteps) -> str:
     """The sentence under the table: where the row breaks, and why (``verdict`` in the script)."""
     found = first_break(steps)
@@ -347,6 +353,7 @@ def verdict(steps: RowSteps) -> str:
 # ---------------------------------------------------------------------------
 
 
+# JavaScript twin: precision.js show
 def show(x: float) -> str:
     """`x` as the switch prints it: its exact value, to :data:`DIGITS` significant digits at most.
 
@@ -498,7 +505,7 @@ def replace_precision_markers(
 
 
 # ---------------------------------------------------------------------------
-# Rendering: each function has its twin in precision.js
+# Rendering: each function marked "JavaScript twin" writes what precision.js writes
 # ---------------------------------------------------------------------------
 
 NOTE = (
@@ -617,7 +624,7 @@ def _controls_html(spec: SwitchSpec, uid: str) -> str:
 
 
 def _steps_html(steps: RowSteps, uid: str) -> str:
-    """The table of steps, as ``precision.js`` writes it (``stepsHtml`` there)."""
+    """The table of steps; ``precision.js`` rewrites its parts in place (``recompute`` there)."""
     return (
         f'<div class="abh-table-block"><p class="abh-table-title" id="{uid}-steps">'
         f'Every step in <span data-cell="fmt">{LABELS[steps.fmt]}</span></p>'
@@ -640,6 +647,7 @@ def _top_html(steps: RowSteps) -> str:
     return f"m = {m}: no subtraction."
 
 
+# JavaScript twin: precision.js rowsHtml
 def _rows_html(steps: RowSteps) -> str:
     found = first_break(steps)
     first = None if found is None else (("sum" if found[0] == "stall" else found[0]), found[1])
@@ -670,6 +678,7 @@ def _output_html(steps: RowSteps) -> str:
     return f"({inner})"
 
 
+# JavaScript twin: precision.js cell
 def _cell(name: str, x: float, tag: str = "", bad: bool = False) -> str:
     cls = " abh-bad" if bad else ""
     after = f' <span class="abh-tag">{tag}</span>' if tag else ""
@@ -679,6 +688,7 @@ def _cell(name: str, x: float, tag: str = "", bad: bool = False) -> str:
     )
 
 
+# JavaScript twin: precision.js number
 def _number(name: str, x: float, bad: bool = False) -> str:
     cls = "abh-n abh-bad" if bad else "abh-n"
     return f'<span class="{cls}" data-cell="{name}" data-value="{x!r}">{show(x)}</span>'

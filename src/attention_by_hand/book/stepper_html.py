@@ -62,6 +62,7 @@ SCORE_TEXT = re.compile(
 LIMIT = 100.0
 
 
+# JavaScript twin: core.js readScore
 def parse_score(text: str) -> float:
     """A score from its text: ``"1.5"``, ``"-2"``, ``"ln 3"`` (the natural log of 3) or ``"−ln 2"``.
 
@@ -197,6 +198,7 @@ NO_JS = (
 )
 
 
+# JavaScript twin: stepper.js onlineRows
 def stepper_rows(steps: Sequence[OnlineStep], block_size: int) -> list[dict[str, Any]]:
     """One row of the stepper's table per step: what the page shows.
 
@@ -338,6 +340,7 @@ def _table_html(rows: list[dict[str, Any]], d_v: int, uid: str) -> str:
     )
 
 
+# JavaScript twin: stepper.js rowHtml
 def _row_html(b: int, row: dict[str, Any], d_v: int) -> str:
     """One block's row, exactly as ``stepper.js`` writes it (``rowHtml`` there)."""
     keys = f"{row['first']}" if row["first"] == row["last"] else f"{row['first']} to {row['last']}"
@@ -370,6 +373,7 @@ def _final_html(online: list[float], full: np.ndarray, uid: str) -> str:
     )
 
 
+# JavaScript twin: stepper.js num
 def _num(name: str, value: float) -> str:
     return (
         f'<td class="abh-num" data-cell="{name}" data-value="{value!r}">'
@@ -381,6 +385,7 @@ def _vector_cell(name: str, values: Sequence[float]) -> str:
     return f'<td class="abh-num">{_vector_span(name, values)}</td>'
 
 
+# JavaScript twin: stepper.js vectorSpan
 def _vector_span(name: str, values: Sequence[float]) -> str:
     inner = ", ".join(
         f'<span class="abh-n" data-cell="{name}-{c}" data-value="{x!r}">{_show(x)}</span>'
@@ -389,6 +394,7 @@ def _vector_span(name: str, values: Sequence[float]) -> str:
     return f"({inner})"
 
 
+# JavaScript twin: stepper.js show
 def _show(x: float) -> str:
     """A number as ``stepper.js``'s ``show`` prints it, with a real minus sign.
 
