@@ -165,3 +165,36 @@ def test_every_built_page_names_the_assets_of_its_parts_and_no_others(site_dir: 
             sorted(wanted_styles),
         ), where
         assert scripts[0] == parts.FRAME.scripts[0], where
+
+
+def test_every_part_declares_its_assets() -> None:
+    """The whole declaration, written out: a change to what a part loads is a change here too."""
+    declared = {part.name: (part.scripts, part.styles) for part in (parts.FRAME, *parts.PARTS)}
+    widget = ("stylesheets/widgets.css",)
+    assert declared == {
+        "page": (
+            ("javascripts/core.js", "javascripts/mark-read.js", "javascripts/a11y.js"),
+            ("stylesheets/book.css", "stylesheets/interactive.css"),
+        ),
+        "figure": ((), ()),
+        "sources": ((), ()),
+        "demo": (("javascripts/demo.js",), widget),
+        "stepper": (("javascripts/stepper.js",), widget),
+        "calculator": (("javascripts/calculator.js",), widget),
+        "configuration-reader": (("javascripts/configuration.js",), widget),
+        "precision": (("javascripts/precision.js",), widget),
+        "model": (("javascripts/tiny-model.js",), widget),
+        "given": ((), ("stylesheets/worksheet.css",)),
+        "exercise": (
+            ("javascripts/answers.js", "javascripts/exercise.js"),
+            ("stylesheets/exercise.css", "stylesheets/worksheet.css"),
+        ),
+        "new-numbers": (
+            ("javascripts/answers.js", "javascripts/exercise.js", "javascripts/fresh.js"),
+            ("stylesheets/exercise.css",),
+        ),
+        "quiz": (("javascripts/quiz.js",), ()),
+        "output": ((), ("stylesheets/output.css",)),
+        "worksheet": ((), ("stylesheets/worksheet.css",)),
+        "answer-key": ((), ("stylesheets/exercise.css", "stylesheets/worksheet.css")),
+    }
