@@ -19,7 +19,12 @@ measures (``--runs`` times, the sizes taking turns; medians):
 - warm rebuild: the same again, nothing changed (the cache filled);
 - the per-page tests: ``pytest docs``, every page's check (template, nav,
   sources, quizzes, markers, fences, the numbers a reader sees) and its
-  examples under Sybil.
+  examples under Sybil;
+- page weight (issue 47): each page of the real book (its lessons, the
+  home page, the notebook page) loaded cold in Chromium from the first
+  run's cold build, gzipped bytes sent (``bench.py``'s measure); at the
+  largest size each must stay within 5 KB of the real book's figure (the
+  nav every page carries grows with the lessons; nothing else should).
 
 With ``--suite`` it also runs the whole suite as ``make test`` does
 (pytest-xdist on :data:`SUITE_WORKERS` workers, every tier: builds,
@@ -53,7 +58,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench import _environment, _timed_build, _timed_pytest  # the benchmark's own helpers
+from bench import (  # the benchmark's own helpers
+    KB,
+    _environment,
+    _gzip_server,
+    _page_weights,
+    _timed_build,
+    _timed_pytest,
+)
+
+#: Issue 47: a page of the grown book weighs at most this much more than in the real book.
+FLAT_BYTES = 5 * KB
 
 sys.path.insert(0, str(ROOT / "tests"))
 from axe_core import SCRIPT as AXE_SCRIPT  # where `make test` installs axe-core
@@ -84,9 +99,14 @@ def main() -> None:
     results: dict[int, tuple[float, float, float, str]] = {}
     samples: dict[int, list[tuple[float, float, float]]] = {}
     suites: dict[int, list[tuple[float, float, str]]] = {}
+    weights: dict[int, dict[str, int]] = {}
     with tempfile.TemporaryDirectory(prefix="abh-scale-") as temp:
         work = Path(temp)
-        real = len(_nav_lessons((ROOT / "mkdocs.yml").read_text(encoding="utf-8")))
+        real_lessons = _nav_lessons((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+        real = len(real_lessons)
+        real_pages = ["", "notebooks/explore/"] + [
+            lesson.removesuffix(".md") + "/" for lesson in real_lessons
+        ]
         sizes = sorted({real, args.lessons})
         books = {}
         for size in sizes:
@@ -102,6 +122,8 @@ def main() -> None:
                 warm = _timed_build(book, work / f"site-{size}-{run}-warm", env)
                 tests, _, summary = _pytest(book, env, *PER_PAGE_TESTS)
                 samples.setdefault(size, []).append((cold, warm, tests))
+                if run == 0:
+                    weights[size] = _cold_bytes(work / f"site-{size}-{run}-cold", real_pages)
                 results[size] = (0.0, 0.0, 0.0, summary)
                 print(
                     f"run {run + 1}, {size} lessons: cold build {cold:.2f} s, warm rebuild "
@@ -139,6 +161,17 @@ def main() -> None:
             f"{'each added lesson':>7}: cold build {per[0]:+.2f} s, warm build {per[1]:+.2f} s, "
             f"per-page tests {per[2]:+.2f} s  ({small} -> {large} lessons)"
         )
+    if len(weights) > 1:
+        small, large = min(weights), max(weights)
+        print()
+        print(f"page weight, cold, KB sent: {small} -> {large} lessons (target <= +5 KB)")
+        for page in weights[small]:
+            grew = weights[large][page] - weights[small][page]
+            verdict = "PASS" if grew <= FLAT_BYTES else "MISS"
+            print(
+                f"  {page or 'index':<36} {weights[small][page] / KB:6.1f} -> "
+                f"{weights[large][page] / KB:6.1f}  ({grew / KB:+.1f})  {verdict}"
+            )
     if suites:
         # the CPU time of the suite's processes (Chromium's included) moves less than
         # the wall time when other work shares the machine: per lesson, it is divided
@@ -162,6 +195,13 @@ def main() -> None:
                 f"each added lesson: whole suite {wall:+.2f} s (target <= 8 s); "
                 f"{cpu:+.2f} s of CPU, {cpu / SUITE_WORKERS:+.2f} s on {SUITE_WORKERS} workers"
             )
+
+
+def _cold_bytes(site: Path, pages: list[str]) -> dict[str, int]:
+    """Each page's gzipped bytes sent, loaded cold in Chromium (bench.py's measure)."""
+    with _gzip_server(site) as origin:
+        cold, _, _ = _page_weights(origin, pages, [])
+    return {page: weight.sent for page, weight in cold.items()}
 
 
 def _clone(book: Path) -> Path:

@@ -75,12 +75,16 @@ def test_the_page_check_and_the_markers_know_the_parts_kinds() -> None:
     assert marker_parts == set(markers.KINDS)
 
 
-def test_class_marks_match_a_whole_class_name_only() -> None:
-    mark = parts.class_mark("abh-demo-data")
-    assert mark.search('<script type="application/json" class="abh-demo-data">')
-    assert mark.search('<div class="x abh-demo-data y">')
-    assert not mark.search('<div class="abh-demo-data-old">')
-    assert not mark.search("<p>abh-demo-data</p>")
+def test_marks_are_whole_class_names_or_data_attributes() -> None:
+    marks = parts.page_marks(
+        '<script type="application/json" class="abh-demo-data">{"class": 1}</script>'
+        '<div class="x abh-quiz-result y" data-new-numbers="softmax"><p>abh-exercise</p></div>'
+    )
+    assert "abh-demo-data" in marks
+    assert {"x", "abh-quiz-result", "y", "[data-new-numbers]"} <= marks
+    assert "abh-quiz" not in marks  # a class that starts with it is another class
+    assert "abh-exercise" not in marks  # text is not a class
+    assert [part.name for part in parts.parts_in('<p class="abh-quiz-result">')] == []
 
 
 def test_a_plain_lesson_loads_only_the_frame_and_its_quiz_and_exercises() -> None:

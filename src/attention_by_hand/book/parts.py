@@ -102,17 +102,24 @@ class PageContext:
         )
 
 
-def class_mark(name: str) -> re.Pattern[str]:
-    """The pattern of an element whose ``class`` attribute holds the class `name`.
+#: A class attribute, and the name of a ``data-`` attribute, in a page's HTML.
+_CLASSES = re.compile(r'\bclass="([^"]*)"')
+_DATA_ATTRIBUTE = re.compile(r"\s(data-[a-z0-9-]+)=")
+
+
+def page_marks(html_text: str) -> set[str]:
+    """The marks a page's HTML holds: each class name, and each ``data-`` attribute as ``[name]``.
+
+    Read once a page; each part's mark is looked up in the set.
 
     Examples
     --------
-    >>> bool(class_mark("abh-quiz").search('<div class="x abh-quiz">'))
-    True
-    >>> bool(class_mark("abh-quiz").search('<div class="abh-quiz-result">'))
-    False
+    >>> sorted(page_marks('<div class="abh-exercise x" data-new-numbers="s"><p class="y">'))
+    ['[data-new-numbers]', 'abh-exercise', 'x', 'y']
     """
-    return re.compile(rf'\bclass="(?:[^"]*\s)?{re.escape(name)}(?:\s[^"]*)?"')
+    marks = {name for value in _CLASSES.findall(html_text) for name in value.split()}
+    marks.update(f"[{name}]" for name in _DATA_ATTRIBUTE.findall(html_text))
+    return marks
 
 
 MarkerRenderer = Callable[[str, PageContext], str]
@@ -129,8 +136,10 @@ class Part:
         Its name; for a marker, its kind as pages write it (``[[demo: x]]``).
     written : str
         How a page writes it, for messages and the docs.
-    mark : re.Pattern
-        What its rendered HTML always holds, and nothing else's does.
+    mark : str
+        What its rendered HTML always holds, and nothing else's does: a class
+        name (``abh-quiz``), or a ``data-`` attribute written ``[data-name]``
+        (:func:`page_marks`).
     render : callable or None
         For a marker: ``render(markdown, page)``, the Markdown with the
         part's syntax replaced by HTML. None for a fence (below), for a part
@@ -152,7 +161,7 @@ class Part:
 
     name: str
     written: str
-    mark: re.Pattern[str]
+    mark: str
     render: MarkerRenderer | None
     scripts: tuple[str, ...] = ()
     styles: tuple[str, ...] = ()
@@ -241,7 +250,7 @@ def _quizzes(model: PageModel, page: PageContext) -> list[Replacement]:
 FRAME = Part(
     name="page",
     written="every page",
-    mark=re.compile(r"\A"),
+    mark="",
     render=None,
     scripts=("javascripts/core.js", "javascripts/mark-read.js", "javascripts/a11y.js"),
     styles=("stylesheets/book.css", "stylesheets/interactive.css"),
@@ -257,16 +266,16 @@ PARTS: tuple[Part, ...] = (
     Part(
         "figure",
         "[[figure: name]]",
-        class_mark("abh-figure"),
+        "abh-figure",
         _figures,
         names=registry.FIGURES,
         registry_file=figure_pages.REGISTRY_FILE,
     ),
-    Part("sources", "[[sources]] or [[sources: all]]", class_mark("abh-sources"), _sources),
+    Part("sources", "[[sources]] or [[sources: all]]", "abh-sources", _sources),
     Part(
         "demo",
         "[[demo: name]]",
-        class_mark("abh-demo-data"),
+        "abh-demo-data",
         _demos,
         scripts=("javascripts/demo.js",),
         styles=("stylesheets/widgets.css",),
@@ -276,7 +285,7 @@ PARTS: tuple[Part, ...] = (
     Part(
         "stepper",
         "[[stepper: name]]",
-        class_mark("abh-stepper-data"),
+        "abh-stepper-data",
         _steppers,
         scripts=("javascripts/stepper.js",),
         styles=("stylesheets/widgets.css",),
@@ -286,7 +295,7 @@ PARTS: tuple[Part, ...] = (
     Part(
         "calculator",
         "[[calculator: name]]",
-        class_mark("abh-calculator-data"),
+        "abh-calculator-data",
         _calculators,
         scripts=("javascripts/calculator.js",),
         styles=("stylesheets/widgets.css",),
@@ -296,7 +305,7 @@ PARTS: tuple[Part, ...] = (
     Part(
         "configuration-reader",
         "[[configuration-reader: name]]",
-        class_mark("abh-config-data"),
+        "abh-config-data",
         _readers,
         scripts=("javascripts/configuration.js",),
         styles=("stylesheets/widgets.css",),
@@ -306,7 +315,7 @@ PARTS: tuple[Part, ...] = (
     Part(
         "precision",
         "[[precision: name]]",
-        class_mark("abh-precision-data"),
+        "abh-precision-data",
         _switches,
         scripts=("javascripts/precision.js",),
         styles=("stylesheets/widgets.css",),
@@ -316,7 +325,7 @@ PARTS: tuple[Part, ...] = (
     Part(
         "model",
         "[[model: name]]",
-        class_mark("abh-model-data"),
+        "abh-model-data",
         _models,
         scripts=("javascripts/tiny-model.js",),
         styles=("stylesheets/widgets.css",),
@@ -326,7 +335,7 @@ PARTS: tuple[Part, ...] = (
     Part(
         "given",
         "```given",
-        class_mark("abh-given"),
+        "abh-given",
         None,
         render_blocks=_given,
         styles=("stylesheets/worksheet.css",),
@@ -334,7 +343,7 @@ PARTS: tuple[Part, ...] = (
     Part(
         "exercise",
         "```exercise",
-        class_mark("abh-exercise"),
+        "abh-exercise",
         None,
         render_blocks=_exercises,
         scripts=("javascripts/answers.js", "javascripts/exercise.js"),
@@ -343,7 +352,7 @@ PARTS: tuple[Part, ...] = (
     Part(
         "new-numbers",
         "new numbers: skill, in an exercise",
-        re.compile(r'\bdata-new-numbers="'),
+        "[data-new-numbers]",
         None,
         scripts=("javascripts/answers.js", "javascripts/exercise.js", "javascripts/fresh.js"),
         styles=("stylesheets/exercise.css",),
@@ -351,23 +360,23 @@ PARTS: tuple[Part, ...] = (
     Part(
         "quiz",
         "```quiz",
-        class_mark("abh-quiz"),
+        "abh-quiz",
         None,
         render_blocks=_quizzes,
         scripts=("javascripts/quiz.js",),
     ),
-    Part("output", "```output", class_mark("abh-output"), None, styles=("stylesheets/output.css",)),
+    Part("output", "```output", "abh-output", None, styles=("stylesheets/output.css",)),
     Part(
         "worksheet",
         "a lesson's worksheet (made by the build)",
-        class_mark("abh-ws-sheet"),
+        "abh-ws-sheet",
         None,
         styles=("stylesheets/worksheet.css",),
     ),
     Part(
         "answer-key",
         "the answer key (made by the build)",
-        class_mark("abh-key-exercise"),
+        "abh-key-exercise",
         None,
         styles=("stylesheets/exercise.css", "stylesheets/worksheet.css"),
     ),
@@ -419,7 +428,8 @@ def render_parts(markdown: str, page: PageContext) -> str:
 
 def parts_in(html_text: str) -> list[Part]:
     """The parts whose mark the HTML `html_text` holds, in the order of :data:`PARTS`."""
-    return [part for part in PARTS if part.mark.search(html_text)]
+    marks = page_marks(html_text)
+    return [part for part in PARTS if part.mark in marks]
 
 
 def page_assets(html_text: str) -> tuple[list[str], list[str]]:
