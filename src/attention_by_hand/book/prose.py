@@ -70,6 +70,7 @@ a ```` ```python ```` fence shows exactly what that block prints (see
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import itertools
 import math
@@ -624,8 +625,15 @@ def prose_above(example: Example) -> list[tuple[str, int]]:
     return segments
 
 
+@functools.lru_cache(maxsize=4096)
 def fragment_pattern(fragment: str) -> re.Pattern[str]:
-    """A pattern matching `fragment` in prose, with a group for each of its numbers."""
+    """A pattern matching `fragment` in prose, with a group for each of its numbers.
+
+    Compiling it is most of a page check's time (each number brings the
+    whole of :data:`NUMBER`), and the page check compiles each claim's
+    fragment twice, for its coverage and when the claim runs: the pattern
+    is kept, for more fragments than ``re``'s own cache of 512 holds.
+    """
     parts: list[str] = []
     last = 0
     for number in numbers_in(fragment):
