@@ -129,6 +129,7 @@ def main() -> None:
                 for label in ("before", "after") if n % 2 == 0 else ("after", "before"):
                     cache = Path(tempfile.mkdtemp(dir=work)) if cold else caches[label]
                     runs[label].append(_run(trees[label], command(trees[label]), cache))
+                    print(f"  {name} {label}: {runs[label][-1][0]:.2f} s", file=sys.stderr)
             medians = {
                 label: (statistics.median(w for w, _ in r), statistics.median(c for _, c in r))
                 for label, r in runs.items()
