@@ -149,7 +149,7 @@
   const NUMBER = "(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][-+]?\\d+)?";
   const LN = "ln\\s*\\(?\\s*(" + NUMBER + ")\\s*\\)?";
   /* A number, ln and a positive number, or both joined by + or a minus
-   * (SCORE_TEXT of precision_html.py; stepper_html.py's has no "both"). */
+   * (SCORE_TEXT of stepper_html.py; without `sums`, "both" is refused). */
   const SCORE_TEXT = new RegExp("^\\s*(?:([-\\u2212]?" + NUMBER + ")(?:\\s*([-+\\u2212])\\s*" + LN +
     ")?|([-\\u2212]?)\\s*" + LN + ")\\s*$");
 

@@ -37,7 +37,6 @@ import decimal
 import html
 import json
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -45,6 +44,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from attention_by_hand.book import stepper_html
 from attention_by_hand.book.demo_html import plain_number
 from attention_by_hand.book.markers import replace_named_markers
 from attention_by_hand.precision import FORMATS, attention_in, round_to, softmax_in
@@ -73,23 +73,14 @@ EXACT = "exact"
 CHOICES = (*FORMATS, EXACT)
 #: The most significant digits a number is shown with: 9 tell apart any two float32 numbers.
 DIGITS = 9
-#: The largest magnitude of a score or a value the page accepts.
-LIMIT = 100.0
-
-_NUMBER = r"[-\u2212]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-_POSITIVE = r"(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-_LN = r"ln\s*\(?\s*(?P<{}>" + _POSITIVE + r")\s*\)?"
-#: A score as the page writes it: a number, ``ln`` and a positive number, or a
-#: number plus or minus that (``10 + ln 2``), a minus before ``ln`` or not.
-SCORE_TEXT = re.compile(
-    rf"^\s*(?:(?P<number>{_NUMBER})(?:\s*(?P<op>[-+\u2212])\s*{_LN.format('ln')})?"
-    rf"|(?P<sign>[-\u2212]?)\s*{_LN.format('only')})\s*$"
-)
+#: The largest magnitude of a score or a value the page accepts (the stepper's).
+LIMIT = stepper_html.LIMIT
 
 
 # JavaScript twin: core.js readScore
 def parse_score(text: str) -> float:
-    """A score from its text: ``"1.5"``, ``"ln 3"``, ``"−ln 2"`` or ``"10 + ln 2"``.
+    """A score from its text: ``"1.5"``, ``"ln 3"``, ``"−ln 2"`` or ``"10 + ln 2"``
+    (:func:`attention_by_hand.book.stepper_html.parse_score` with sums).
 
     Raises
     ------
@@ -101,23 +92,7 @@ def parse_score(text: str) -> float:
     >>> parse_score("10 + ln 2") == 10 + math.log(2), parse_score("\N{MINUS SIGN}1.5")
     (True, -1.5)
     """
-    match = SCORE_TEXT.match(text)
-    if match is None:
-        raise ValueError(
-            f"a score is a number, ln and a positive number, or both joined by + or −; got {text!r}"
-        )
-    inside = match["ln"] or match["only"]
-    log = 0.0
-    if inside is not None:
-        if not float(inside) > 0:
-            raise ValueError(f"ln needs a positive number; got {text!r}")
-        log = math.log(float(inside))
-        if (match["op"] or match["sign"]) in ("-", MINUS):
-            log = -log
-    score = log if match["number"] is None else float(match["number"].replace(MINUS, "-")) + log
-    if not abs(score) <= LIMIT:
-        raise ValueError(f"a score must lie from -{LIMIT:g} to {LIMIT:g}; got {text!r}")
-    return score
+    return stepper_html.parse_score(text, sums=True)
 
 
 # ---------------------------------------------------------------------------

@@ -52,19 +52,28 @@ __all__ = [
 
 REGISTRY_FILE = "attention_by_hand/book/stepper_html.py"
 MINUS = "\N{MINUS SIGN}"
-#: A score as the page writes it: a number, or "ln" and a positive number, with a minus
-#: before it or not ("−ln 2").
-SCORE_TEXT = re.compile(
-    r"^\s*(?:(?P<number>[-\u2212]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
-    r"|(?P<sign>[-\u2212]?)\s*ln\s*\(?\s*(?P<ln>(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*\)?)\s*$"
-)
 #: The largest magnitude of a score or a value the page accepts.
 LIMIT = 100.0
 
+_NUMBER = r"[-\u2212]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_POSITIVE = r"(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_LN = r"ln\s*\(?\s*(?P<{}>" + _POSITIVE + r")\s*\)?"
+#: A score as a page writes it: a number, ``ln`` and a positive number (a
+#: minus before it or not), or a number plus or minus that (``10 + ln 2``:
+#: the precision switch's scores, ``sums=True`` in :func:`parse_score`).
+SCORE_TEXT = re.compile(
+    rf"^\s*(?:(?P<number>{_NUMBER})(?:\s*(?P<op>[-+\u2212])\s*{_LN.format('ln')})?"
+    rf"|(?P<sign>[-\u2212]?)\s*{_LN.format('only')})\s*$"
+)
+
 
 # JavaScript twin: core.js readScore
-def parse_score(text: str) -> float:
-    """A score from its text: ``"1.5"``, ``"-2"``, ``"ln 3"`` (the natural log of 3) or ``"−ln 2"``.
+def parse_score(text: str, *, sums: bool = False) -> float:
+    """A score from its text: ``"1.5"``, ``"-2"``, ``"ln 3"`` (the natural log of 3) or
+    ``"−ln 2"``; with `sums`, also a number plus or minus a logarithm, ``"10 + ln 2"``.
+
+    The one reader of the widgets' typed scores (the stepper's, and the
+    precision switch's with `sums`), as ``abh.readScore`` is in the page.
 
     Raises
     ------
@@ -75,17 +84,30 @@ def parse_score(text: str) -> float:
     --------
     >>> parse_score("ln 2") == math.log(2), parse_score("\N{MINUS SIGN}1.5"), parse_score("0")
     (True, -1.5, 0.0)
+    >>> parse_score("10 + ln 2", sums=True) == 10 + math.log(2)
+    True
     """
     match = SCORE_TEXT.match(text)
-    if match is None:
+    if match is None or (not sums and match["ln"] is not None):
+        if sums:
+            raise ValueError(
+                "a score is a number, ln and a positive number, or both joined by + or −; "
+                f"got {text!r}"
+            )
         raise ValueError(f"a score is a number or 'ln' and a positive number; got {text!r}")
-    if match["ln"] is not None:
-        inside = float(match["ln"])
-        if inside <= 0:
+    inside = match["ln"] or match["only"]
+    log = 0.0
+    if inside is not None:
+        if not float(inside) > 0:
             raise ValueError(f"ln needs a positive number; got {text!r}")
-        score = -math.log(inside) if match["sign"] else math.log(inside)
+        log = math.log(float(inside))
+        if (match["op"] or match["sign"]) in ("-", MINUS):
+            log = -log
+    if match["number"] is None:
+        score = log
     else:
-        score = float(match["number"].replace(MINUS, "-"))
+        number = float(match["number"].replace(MINUS, "-"))
+        score = number + log if sums else number
     if not abs(score) <= LIMIT:
         raise ValueError(f"a score must lie from -{LIMIT:g} to {LIMIT:g}; got {text!r}")
     return score
