@@ -44,6 +44,10 @@ FAST = "not build and not browser and not serve and not torch and not tools and 
 
 def _measures(work: Path) -> dict[str, tuple[Callable[[Path], list[str]], bool, bool]]:
     """Each measure: its command for a checkout, whether the cache is warmed, whether emptied."""
+
+    def build(tree: Path) -> list[str]:
+        return [PYTHON, "-m", "mkdocs", "build", "-q", "--strict", "-d", str(work / tree.name)]
+
     return {
         "page check": (lambda tree: [PYTHON, "-m", "pytest", "docs", "-q"], False, False),
         "test-fast": (
@@ -55,30 +59,12 @@ def _measures(work: Path) -> dict[str, tuple[Callable[[Path], list[str]], bool, 
             False,
         ),
         "warm build": (
-            lambda tree: [
-                PYTHON,
-                "-m",
-                "mkdocs",
-                "build",
-                "-q",
-                "--strict",
-                "-d",
-                str(work / tree.name),
-            ],
+            build,
             True,
             False,
         ),
         "cold build": (
-            lambda tree: [
-                PYTHON,
-                "-m",
-                "mkdocs",
-                "build",
-                "-q",
-                "--strict",
-                "-d",
-                str(work / tree.name),
-            ],
+            build,
             False,
             True,
         ),
