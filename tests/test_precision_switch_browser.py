@@ -31,10 +31,10 @@ from attention_by_hand.book.precision_html import (
     EXACT,
     SWITCHES,
     first_break,
+    marked_cells,
     parse_score,
     row_steps,
     show,
-    stalled,
     verdict,
 )
 from attention_by_hand.precision import FORMATS, from_bits, round_to, softmax_in, spacing
@@ -112,25 +112,7 @@ def same(a: float, b: float) -> bool:
 
 def expected_cells(steps) -> dict[str, tuple[float, bool, str]]:
     """Each number cell: (value, marked bad, tag), as the module marks them."""
-    found = first_break(steps)
-    first = None if found is None else ("sum" if found[0] == "stall" else found[0], found[1])
-    cells: dict[str, tuple[float, bool, str]] = {"top": (steps.top, False, "")}
-    for j, score in enumerate(steps.scores):
-        cells[f"score-{j}"] = (score, False, "blocked" if score == -math.inf else "")
-        for name, column in (
-            ("shifted", steps.shifted),
-            ("exp", steps.exps),
-            ("sum", steps.sums),
-            ("weight", steps.weights),
-        ):
-            x = column[j]
-            tag = "did not grow" if name == "sum" and stalled(steps, j) else ""
-            if first == (name, j):
-                tag = f"{tag}: breaks here" if tag else "breaks here"
-            cells[f"{name}-{j}"] = (x, math.isnan(x) or x == math.inf or bool(tag), tag)
-    for c, x in enumerate(steps.output):
-        cells[f"out-{c}"] = (x, not math.isfinite(x), "")
-    return cells
+    return marked_cells(steps)
 
 
 def check(cells: dict, scores, values, blocked, fmt: str, subtract: bool, where: str) -> int:

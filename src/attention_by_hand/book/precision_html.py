@@ -600,6 +600,7 @@ def _controls_html(spec: SwitchSpec, uid: str) -> str:
 
 def _steps_html(steps: RowSteps, uid: str) -> str:
     """The table of steps; ``precision.js`` rewrites its parts in place (``recompute`` there)."""
+    marks = marked_cells(steps)
     return (
         f'<div class="abh-table-block"><p class="abh-table-title" id="{uid}-steps">'
         f'Every step in <span data-cell="fmt">{LABELS[steps.fmt]}</span></p>'
@@ -609,9 +610,9 @@ def _steps_html(steps: RowSteps, uid: str) -> str:
         '<th scope="col">key</th><th scope="col">score s, stored</th>'
         '<th scope="col">s − m</th><th scope="col">exp(s − m)</th>'
         '<th scope="col">running sum</th><th scope="col">weight</th>'
-        f"</tr></thead><tbody>{_rows_html(steps)}</tbody></table></div></div>"
+        f"</tr></thead><tbody>{_rows_html(steps, marks)}</tbody></table></div></div>"
         f'<p class="abh-precision-output">Output, the weights times the values added key by '
-        f"key: {_output_html(steps)}</p>"
+        f"key: {_output_html(steps, marks)}</p>"
     )
 
 
@@ -622,15 +623,19 @@ def _top_html(steps: RowSteps) -> str:
     return f"m = {m}: no subtraction."
 
 
-# JavaScript twin: precision.js rowsHtml
-def _rows_html(steps: RowSteps) -> str:
+def marked_cells(steps: RowSteps) -> dict[str, tuple[float, bool, str]]:
+    """Each number the switch shows, by its cell's name: (value, marked bad, tag).
+
+    A step is marked bad when it is NaN or +∞ or carries a tag; a sum that
+    did not grow is tagged so, and the first step that breaks the row
+    "breaks here" (:func:`first_break`); a blocked score is tagged "blocked".
+    The rows, the output and the browser tests read the marks from here.
+    """
     found = first_break(steps)
     first = None if found is None else (("sum" if found[0] == "stall" else found[0]), found[1])
-    rows = []
-    for j in range(len(steps.scores)):
-        cells = [
-            _cell(f"score-{j}", steps.scores[j], "blocked" if steps.scores[j] == -math.inf else "")
-        ]
+    cells: dict[str, tuple[float, bool, str]] = {"top": (steps.top, False, "")}
+    for j, score in enumerate(steps.scores):
+        cells[f"score-{j}"] = (score, False, "blocked" if score == -math.inf else "")
         for name, column in (
             ("shifted", steps.shifted),
             ("exp", steps.exps),
@@ -641,15 +646,26 @@ def _rows_html(steps: RowSteps) -> str:
             tag = "did not grow" if name == "sum" and stalled(steps, j) else ""
             if first == (name, j):
                 tag = "breaks here" if not tag else tag + ": breaks here"
-            cells.append(_cell(f"{name}-{j}", x, tag, _broken(x) or bool(tag)))
+            cells[f"{name}-{j}"] = (x, _broken(x) or bool(tag), tag)
+    for c, x in enumerate(steps.output):
+        cells[f"out-{c}"] = (x, not math.isfinite(x), "")
+    return cells
+
+
+# JavaScript twin: precision.js rowsHtml
+def _rows_html(steps: RowSteps, marks: Mapping[str, tuple[float, bool, str]]) -> str:
+    rows = []
+    for j in range(len(steps.scores)):
+        cells = []
+        for kind in ("score", "shifted", "exp", "sum", "weight"):
+            x, bad, tag = marks[f"{kind}-{j}"]
+            cells.append(_cell(f"{kind}-{j}", x, tag, bad))
         rows.append(f'<tr><th scope="row">key {j}</th>{"".join(cells)}</tr>')
     return "".join(rows)
 
 
-def _output_html(steps: RowSteps) -> str:
-    inner = ", ".join(
-        _number(f"out-{c}", x, bad=not math.isfinite(x)) for c, x in enumerate(steps.output)
-    )
+def _output_html(steps: RowSteps, marks: Mapping[str, tuple[float, bool, str]]) -> str:
+    inner = ", ".join(_number(f"out-{c}", *marks[f"out-{c}"][:2]) for c in range(len(steps.output)))
     return f"({inner})"
 
 
