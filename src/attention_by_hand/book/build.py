@@ -192,11 +192,7 @@ class BookBuild:
         }
         # 2. the record of sources, and who cites what; the record is not published
         self.state.sources = sources.load_sources(Path(config.docs_dir) / self.sources_file)
-        markdown_pages = {
-            file.src_uri: file.content_string
-            for file in files.documentation_pages()
-            if file.src_uri.endswith(".md")
-        }
+        markdown_pages = {uri: model.text for uri, model in self.state.page_models.items()}
         self.state.citations = sources.check_citations(self.state.sources, markdown_pages)
         record = files.get_file_from_path(self.sources_file)
         if record is not None:
@@ -241,7 +237,7 @@ class BookBuild:
         self.state.page_titles = {
             file.src_uri: pages.page_title(
                 file.src_uri,
-                file.content_string if file.src_uri.endswith(".md") else "",
+                self._source_text(file) if file.src_uri.endswith(".md") else "",
                 file.page.title if file.page is not None else None,
             )
             for file in files.documentation_pages()
@@ -530,21 +526,26 @@ class BookBuild:
         """
         path = self._source_path(file, config)
         lesson = lessons.is_lesson(file.src_uri, self.lessons_dir)
-        key = (file.src_uri, path, lesson, file.content_string)
+        text = file.content_string  # read from disk: once a build
+        key = (file.src_uri, path, lesson, text)
         model = self.read_pages.models.get(key)
         if model is None:  # not read by the last build (of the same libraries) as it is now
-            model = page_check.check_source(
-                file.content_string, path, lesson=lesson, uri=file.src_uri
-            )
+            model = page_check.check_source(text, path, lesson=lesson, uri=file.src_uri)
             self.read_pages.models[key] = model
         return model
+
+    def _source_text(self, file: File) -> str:
+        """A page's text as written: its model's for a page of docs/ (read from disk once a
+        build, in on_files), else the file's (a notebook; a generated page's content)."""
+        model = self.state.page_models.get(file.src_uri)
+        return file.content_string if model is None else model.text
 
     def _check_lesson_numbers(self, config: MkDocsConfig, files: Files) -> None:
         """Every ``lesson N`` of the book must name the N-th lesson of the nav (as the page
         check reads them: :func:`page_check.lesson_number_problems`), so that a lesson
         inserted, moved or removed stops the build with each number it made wrong."""
         texts = {
-            file.src_uri: file.content_string
+            file.src_uri: self._source_text(file)
             for file in sorted(files.documentation_pages(), key=lambda file: file.src_uri)
             if file.abs_src_path is not None
             and (file.src_uri.endswith(".md") or notebook.is_notebook(file))
