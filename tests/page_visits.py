@@ -123,7 +123,8 @@ OFFER_MARKS = {
         )
     },
     "search": r"<input\b[^>]*" + _CLASS.format(r"md-search__input"),
-    "mark-as-read": r'<script\b[^>]*src="[^"]*javascripts/mark-read\.js"',
+    # the script alone, or in a bundle (javascripts/core+mark-read+a11y.js: book/bundles.py)
+    "mark-as-read": r'<script\b[^>]*src="[^"]*javascripts/(?:[\w-]+\+)*mark-read(?:\+[\w-]+)*\.js"',
 }
 _IMAGE = re.compile(r'<img\b[^>]*\ssrc="([^"]+)"')
 _FULL_SIZE = re.compile(r"<a\b[^>]*" + _CLASS.format("abh-full-size"))

@@ -195,7 +195,7 @@ def test_the_policy_blocks_an_image_from_another_host(browser, site_with_a_remot
     assert not [r for r in seen["sent"] if "example.org" in r], seen["sent"]
     assert seen["failed"] == [f"{image} csp"]  # failed, reason: the policy
     # the requests were being recorded: the page's own files are there
-    assert any(r.endswith("/stylesheets/book.css") for r in seen["sent"]), seen["sent"]
+    assert any("/stylesheets/book" in r for r in seen["sent"]), seen["sent"]
     # and without the policy, Chromium does send the request for the image
     assert unprotected == []
     assert image in seen_unprotected["sent"]

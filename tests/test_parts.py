@@ -47,16 +47,26 @@ def _config() -> dict[str, object]:
     return config
 
 
+def served_members(path: str) -> list[str]:
+    """The files of docs/ a served file holds: itself, or a bundle's members, which its name
+    lists joined by "+" (``javascripts/core+a11y.js`` holds core.js and a11y.js)."""
+    folder, _, name = path.rpartition("/")
+    stem, dot, suffix = name.rpartition(".")
+    return [f"{folder}/{member}{dot}{suffix}" for member in stem.split("+")]
+
+
 def _book_assets(page_html: str) -> tuple[list[str], list[str]]:
-    """The book's own scripts and styles a built page names (not the theme's), relative to docs/."""
+    """The book's own scripts and styles a built page loads (not the theme's), relative to
+    docs/, in the order it loads them: a bundle counts as its members."""
     scripts, styles = parts.declared_assets()
     found: tuple[list[str], list[str]] = ([], [])
     for match in _TAG.finditer(page_html):
         url = match["script"] or match["style"]
         every = scripts if match["script"] else styles
-        names = [a for a in every if url == a or url.endswith("/" + a)]
-        if names:
-            found[0 if match["script"] else 1].append(names[0])
+        served = url.split("/")[-2:]
+        members = served_members("/".join(served))
+        if all(member in every for member in members):
+            found[0 if match["script"] else 1].extend(members)
     return found
 
 

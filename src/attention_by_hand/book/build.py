@@ -34,6 +34,7 @@ from mkdocs.utils import CountHandler, get_relative_url
 
 from attention_by_hand.book import (
     build_cache,
+    bundles,
     comments,
     csp,
     figure_pages,
@@ -101,6 +102,8 @@ class BuildState:
     notebook_jobs: dict[str, Future[dict[str, Any]]] = field(default_factory=dict)
     #: The scripts and styles of each page's parts, from its content (on_page_content).
     page_assets: dict[str, tuple[list[str], list[str]]] = field(default_factory=dict)
+    #: The runs of scripts and of styles served as one file each (on_env).
+    bundles: list[tuple[str, ...]] = field(default_factory=list)
 
 
 @dataclass
@@ -312,13 +315,47 @@ class BookBuild:
         self.state.page_assets[uri] = parts.page_assets(html)
         return html
 
+    # -- every page's content is known ---------------------------------------
+
+    def on_env(self, *, config: MkDocsConfig, files: Files) -> None:
+        """Serve as one file each run of scripts (of styles) that exactly the same pages load.
+
+        Every page's parts are known once its content is (on_page_content);
+        the theme's templates (404.html) hold the frame alone. MkDocs writes
+        the files after this step, the bundles with them.
+        """
+        assets = {**self.state.page_assets, "404.html": parts.page_assets("")}
+        runs = [
+            *bundles.bundles(
+                {page: scripts for page, (scripts, _) in assets.items()},
+                [str(script) for script in config.extra_javascript],
+            ),
+            *bundles.bundles(
+                {page: styles for page, (_, styles) in assets.items()},
+                [str(style) for style in config.extra_css],
+            ),
+        ]
+        for run in runs:
+            texts = {}
+            for member in run:
+                file = files.get_file_from_path(member)
+                if file is None:
+                    raise PluginError(f"{member}, which pages load, is not in docs/")
+                texts[member] = file.content_string
+            path = bundles.bundle_path(run)
+            files.append(File.generated(config, path, content=bundles.bundle_text(run, texts)))
+        self.state.bundles = runs
+
     # -- each page's final HTML -------------------------------------------
 
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
-        """Keep the scripts and styles of the page's parts only; add the Content Security Policy."""
+        """Keep the scripts and styles of the page's parts only, bundled; add the Content
+        Security Policy."""
+        where = f"docs/{page.file.src_uri}"
         scripts, styles = self.state.page_assets.pop(page.file.src_uri, parts.page_assets(""))
         output = parts.keep_page_assets(output, scripts=scripts, styles=styles)
-        return self._add_policy(output, f"docs/{page.file.src_uri}", config)
+        output = bundles.use_bundles(output, self.state.bundles, where=where)
+        return self._add_policy(output, where, config)
 
     def on_post_template(
         self, output_content: str, *, template_name: str, config: MkDocsConfig
@@ -331,9 +368,11 @@ class BookBuild:
         """
         if not template_name.endswith(".html"):
             return output_content
+        where = f"the theme template {template_name}"
         scripts, styles = parts.page_assets("")  # the frame's: no part is on such a page
         output_content = parts.keep_page_assets(output_content, scripts=scripts, styles=styles)
-        return self._add_policy(output_content, f"the theme template {template_name}", config)
+        output_content = bundles.use_bundles(output_content, self.state.bundles, where=where)
+        return self._add_policy(output_content, where, config)
 
     # -- after the build ----------------------------------------------------
 

@@ -35,6 +35,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 if TYPE_CHECKING:  # for annotations only: the build is imported afresh for each build
     from collections.abc import Callable, Iterator
 
+    from jinja2 import Environment
     from mkdocs.config.defaults import MkDocsConfig
     from mkdocs.livereload import LiveReloadServer
     from mkdocs.structure.files import Files
@@ -181,6 +182,11 @@ class BookPlugin(BasePlugin[BookConfig]):
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         with book_errors_stop_the_build():
             return self.steps().on_page_content(html, page=page, config=config, files=files)
+
+    def on_env(self, env: Environment, *, config: MkDocsConfig, files: Files) -> Environment:
+        with book_errors_stop_the_build():
+            self.steps().on_env(config=config, files=files)
+        return env
 
     @event_priority(-100)  # last: the policy hashes the page's final inline scripts
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
