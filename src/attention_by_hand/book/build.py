@@ -349,12 +349,13 @@ class BookBuild:
     # -- each page's final HTML -------------------------------------------
 
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
-        """Keep the scripts and styles of the page's parts only, bundled; add the Content
-        Security Policy."""
+        """Keep the scripts and styles of the page's parts only, bundled; drop the indentation;
+        add the Content Security Policy."""
         where = f"docs/{page.file.src_uri}"
         scripts, styles = self.state.page_assets.pop(page.file.src_uri, parts.page_assets(""))
         output = parts.keep_page_assets(output, scripts=scripts, styles=styles)
         output = bundles.use_bundles(output, self.state.bundles, where=where)
+        output = minify.html_without_indentation(output)
         return self._add_policy(output, where, config)
 
     def on_post_template(
@@ -372,6 +373,7 @@ class BookBuild:
         scripts, styles = parts.page_assets("")  # the frame's: no part is on such a page
         output_content = parts.keep_page_assets(output_content, scripts=scripts, styles=styles)
         output_content = bundles.use_bundles(output_content, self.state.bundles, where=where)
+        output_content = minify.html_without_indentation(output_content)
         return self._add_policy(output_content, where, config)
 
     # -- after the build ----------------------------------------------------
