@@ -12,6 +12,11 @@ and a drawn exercise is checked like a written one.
   message, refuses an unrelated number; typing its number brings it back;
   the page's numbers come back; a number out of range is refused; nothing is
   stored or sent, no CSP violation, axe is clean in both palettes.
+- fresh.js is in no tag of a page: the page asks for it on the first use of
+  the control (abh.loadScript, core.js), once, over HTTP and from file://;
+  before that, the control is shown and no request names fresh.js. When it
+  cannot be fetched, the control's status says so, and the next press tries
+  again.
 """
 
 from __future__ import annotations
@@ -21,10 +26,11 @@ from pathlib import Path
 
 import pytest
 from axe_core import violations_report
-from browser_pages import TWO_FRAMES, sent_after_load, violations
+from browser_pages import CSP_SPY, NO_SEARCH, TWO_FRAMES, sent_after_load, violations
 from page_visits import FILL, SETTLED, UNRELATED
 from test_exercise_browser import RUN_STEPS, page_url
 from test_fresh_numbers import SEEDS, written_exercise
+from test_offline import OfflineBuild, offline_build  # noqa: F401 (its session fixture, shared)
 from test_quiz_browser import SNAPSHOT, words
 
 from attention_by_hand.book.exercise import page_exercises
@@ -180,6 +186,16 @@ STATE = """
 """
 
 
+#: The script the control fetches on its first use, relative to the site's root.
+FRESH_JS = "javascripts/fresh.js"
+
+#: True once exercise `n` shows drawn numbers ("Numbers #3817: ...").
+SHOWN = """
+(n) => /^Numbers #\\d+/.test(document.querySelectorAll(".abh-exercise")[n]
+  .querySelector(".abh-ex-fresh-status").textContent)
+"""
+
+
 def _typed(answers) -> list[str]:
     """The texts to type: each entry of each answer, as a fraction."""
     return [str(x) for answer in answers for x in answer]
@@ -210,6 +226,8 @@ def test_a_drawn_exercise_is_checked_and_comes_back_by_its_number(
     tab.on("request", record)
     tab.goto(page_url(site_url, source))  # its load: with no search, it fetches nothing more
     loaded, writes = len(requests), tab.evaluate("window.__abhWrites.length")
+    fresh_js = site_url + FRESH_JS
+    assert fresh_js not in requests, "fresh.js was fetched at load"
     before = tab.evaluate(SNAPSHOT)
     n = number - 1
     box = tab.locator(".abh-exercise").nth(n)
@@ -219,6 +237,10 @@ def test_a_drawn_exercise_is_checked_and_comes_back_by_its_number(
 
     # New numbers: a drawn exercise, its number shown
     box.get_by_role("button", name="New numbers").click()
+    # fresh.js is fetched on this first press (abh.loadScript) and arrives a moment
+    # later: wait for its numbers before reading them (the checks below are the same)
+    tab.wait_for_function(SHOWN, arg=n)
+    pressed = len(requests)
     state = tab.evaluate(STATE, n)
     found = re.search(r"Numbers #(\d+)", state["status"])
     assert found, state["status"]
@@ -307,7 +329,12 @@ def test_a_drawn_exercise_is_checked_and_comes_back_by_its_number(
     assert tab.evaluate(SNAPSHOT) == before
     assert tab.evaluate("window.__abhWrites.length") == writes
     assert violations(tab) == []
-    assert sent_after_load(tab, requests[loaded:]) == [], requests[loaded:]
+    # nothing sent after the load but the GET of fresh.js, once, on the first press
+    # (none at load: checked above)
+    assert requests[loaded:pressed].count(fresh_js) == 1, requests[loaded:pressed]
+    assert fresh_js not in requests[pressed:], requests[pressed:]
+    sent = [url for url in requests[loaded:] if url != fresh_js]
+    assert sent_after_load(tab, sent) == [], requests[loaded:]
 
     # axe on the exercise with drawn numbers and feedback, in both palettes
     box.get_by_role("button", name="New numbers").click()
@@ -323,6 +350,170 @@ def test_a_drawn_exercise_is_checked_and_comes_back_by_its_number(
             reports.append(f"{source.name} ({scheme}):\n{violations_report(found_violations)}")
     assert not reports, "\n\n".join(reports)
     tab.remove_listener("request", record)
+
+
+# ---------------------------------------------------------------------------
+# fresh.js on the first use of the control, not at load
+# ---------------------------------------------------------------------------
+
+#: Each page with a "New numbers" control, once.
+FRESH_LESSONS = sorted({page for page, _, _ in FRESH_PAGES})
+#: Long enough for a page that fetched a script after its load to have asked for it.
+SETTLE_MS = 1000
+#: What the status says when fresh.js cannot be fetched.
+UNAVAILABLE = (
+    "New numbers could not be loaded: the script that draws them did not arrive. "
+    "Check the connection, then try again."
+)
+#: For each exercise with a "New numbers" control: is the control shown, and marked ready?
+CONTROLS = """
+() => [...document.querySelectorAll(".abh-exercise[data-new-numbers]")].map((root) => {
+  const box = root.querySelector(".abh-ex-fresh");
+  return box.checkVisibility() && box.dataset.abhReady === "true";
+})
+"""
+#: True once the exercise `root` shows drawn numbers.
+DRAWN = "(root) => /^Numbers #\\d+/.test(root.querySelector('.abh-ex-fresh-status').textContent)"
+
+
+def _fetched_on_first_use(tab, requests: list[str], fresh_url: str, where: str) -> None:
+    """On a page just loaded: every control is shown and no request named fresh.js; each
+    control's "New numbers" then draws, and fresh.js (`fresh_url`) was fetched once."""
+    tab.wait_for_timeout(SETTLE_MS)
+    asked = [url for url in requests if url.split("?")[0].endswith(FRESH_JS)]
+    assert not asked, (where, asked)
+    assert tab.evaluate("() => typeof window.abh.fresh") == "undefined", where
+    shown = tab.evaluate(CONTROLS)
+    assert shown, where
+    assert all(shown), (where, shown)
+    roots = tab.locator(".abh-exercise[data-new-numbers]")
+    for k in range(roots.count()):
+        root = roots.nth(k)
+        status = root.locator(".abh-ex-fresh-status")
+        root.get_by_role("button", name="New numbers").click()
+        tab.wait_for_function("(s) => s.textContent !== ''", arg=status.element_handle())
+        assert re.match(r"Numbers #\d+: ", status.text_content()), (where, status.text_content())
+    asked = [url for url in requests if url.split("?")[0].endswith(FRESH_JS)]
+    assert asked == [fresh_url], (where, asked)
+
+
+@pytest.mark.parametrize("source", FRESH_LESSONS, ids=[p.stem for p in FRESH_LESSONS])
+def test_a_lesson_fetches_fresh_js_on_the_first_press_not_at_load(
+    browser, site_url: str, source: Path
+) -> None:
+    context = browser.new_context(viewport={"width": 1200, "height": 900})  # a cold cache
+    context.add_init_script(CSP_SPY + NO_SEARCH)
+    requests: list[str] = []
+    context.on("request", lambda request: requests.append(request.url))
+    errors: list[str] = []
+    try:
+        tab = context.new_page()
+        tab.on("pageerror", lambda error: errors.append(str(error)))
+        tab.goto(page_url(site_url, source), wait_until="load")
+        _fetched_on_first_use(tab, requests, site_url + FRESH_JS, source.name)
+        assert violations(tab) == []
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_from_disk_the_control_fetches_fresh_js_on_the_first_press_not_at_load(
+    browser,
+    offline_build: OfflineBuild,  # noqa: F811 (the fixture imported above)
+) -> None:
+    """The ``OFFLINE=true`` build (``make offline``) read from file://, the network off."""
+    site = offline_build.site
+    context = browser.new_context(offline=True, viewport={"width": 1200, "height": 900})
+    context.add_init_script(CSP_SPY + NO_SEARCH)
+    requests: list[str] = []
+    context.on("request", lambda request: requests.append(request.url))
+    errors: list[str] = []
+    try:
+        tab = context.new_page()
+        tab.on("pageerror", lambda error: errors.append(str(error)))
+        for source in FRESH_LESSONS:
+            name = source.relative_to(DOCS).with_suffix(".html").as_posix()
+            requests.clear()
+            tab.goto((site / name).as_uri(), wait_until="load")
+            _fetched_on_first_use(tab, requests, (site / FRESH_JS).as_uri(), name)
+            assert violations(tab) == [], name
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_the_core_finds_fresh_js_beside_itself_under_any_file_name(browser, site_url: str) -> None:
+    """abh.loadScript resolves "fresh.js" against the core's own address: here the page
+    names the core under another file name in the same folder (as a build that joins
+    scripts into one file would), and fresh.js still comes from that folder."""
+    joined = "javascripts/core+mark-read+a11y.js"
+    source = FRESH_LESSONS[0]
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    context.add_init_script(CSP_SPY + NO_SEARCH)
+    requests: list[str] = []
+    context.on("request", lambda request: requests.append(request.url))
+
+    def renamed(route) -> None:
+        response = route.fetch()
+        page = response.text()
+        assert page.count("/javascripts/core.js") == 1
+        route.fulfill(response=response, body=page.replace("/javascripts/core.js", "/" + joined))
+
+    def core(route) -> None:
+        route.fulfill(response=route.fetch(url=site_url + "javascripts/core.js"))
+
+    context.route(page_url(site_url, source), renamed)
+    context.route(site_url + joined, core)
+    try:
+        tab = context.new_page()
+        tab.goto(page_url(site_url, source), wait_until="load")
+        assert site_url + joined in requests
+        assert site_url + "javascripts/core.js" not in requests
+        _fetched_on_first_use(tab, requests, site_url + FRESH_JS, source.name)
+        assert violations(tab) == []
+    finally:
+        context.close()
+
+
+def test_when_fresh_js_does_not_arrive_the_control_says_so_and_tries_again(
+    browser, site_url: str
+) -> None:
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    context.add_init_script(NO_SEARCH)
+    asked: list[str] = []
+
+    def refuse(route) -> None:
+        asked.append(route.request.url)
+        route.abort()
+
+    context.route("**/" + FRESH_JS, refuse)
+    said = "([s, said]) => s.textContent === said"
+    try:
+        tab = context.new_page()
+        tab.goto(page_url(site_url, FRESH_LESSONS[0]), wait_until="load")
+        root = tab.locator(".abh-exercise[data-new-numbers]").first
+        status = root.locator(".abh-ex-fresh-status")
+        seed = root.locator("input.abh-ex-seed")
+        question = root.locator(".abh-ex-question").text_content()
+        # a seed typed, then New numbers: each asks for fresh.js again, and is told
+        for step in (
+            lambda: seed.press("Enter"),
+            root.get_by_role("button", name="New numbers").click,
+        ):
+            status.evaluate("(s) => { s.textContent = ''; }")
+            seed.fill("42")
+            step()
+            tab.wait_for_function(said, arg=[status.element_handle(), UNAVAILABLE])
+            assert root.locator(".abh-ex-question").text_content() == question
+        assert asked == [site_url + FRESH_JS] * 2
+        # once it can arrive, the next press draws
+        context.unroute("**/" + FRESH_JS)
+        seed.press("Enter")
+        tab.wait_for_function(DRAWN, arg=root.element_handle())
+        assert status.text_content().startswith("Numbers #42: ")
+        assert root.locator(".abh-ex-question").text_content() != question
+    finally:
+        context.close()
 
 
 def test_minus_sign_and_scores_of_one_are_written_as_the_book_writes_them(script_page) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from attention_by_hand.book import markers, page_check, parts
+from attention_by_hand.book import markers, minify, page_check, parts
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -70,13 +70,49 @@ def _book_assets(page_html: str) -> tuple[list[str], list[str]]:
     return found
 
 
-def test_mkdocs_yml_lists_exactly_the_declared_assets_with_the_core_first() -> None:
+def test_mkdocs_yml_lists_exactly_the_tagged_assets_with_the_core_first() -> None:
+    # the rule was "exactly the declared assets"; a script loaded on demand (fresh.js)
+    # is declared but in no tag, so mkdocs.yml, which makes the tags, leaves it out
     config = _config()
-    scripts, styles = parts.declared_assets()
+    scripts, styles = parts.tagged_assets()
     listed_scripts = [str(s) for s in config["extra_javascript"]]  # type: ignore[attr-defined]
     assert set(listed_scripts) == scripts
     assert set(config["extra_css"]) == styles  # type: ignore[arg-type]
     assert listed_scripts[0] == parts.FRAME.scripts[0]
+
+
+def test_a_script_loaded_on_demand_is_declared_beside_the_core_and_in_no_tag() -> None:
+    """abh.loadScript (core.js) fetches a file from the core's own folder; the build
+    minifies every declared asset, so the on-demand ones are declared, but not tagged."""
+    tagged, _ = parts.tagged_assets()
+    declared, _ = parts.declared_assets()
+    on_demand = {s for part in (parts.FRAME, *parts.PARTS) for s in part.on_demand}
+    assert on_demand, "no part loads a script on demand"
+    assert declared == tagged | on_demand
+    assert not on_demand & tagged
+    core_folder = Path(parts.FRAME.scripts[0]).parent
+    assert all(Path(s).parent == core_folder and (DOCS / s).is_file() for s in on_demand)
+    # the scripts ask for them by their names, and for no other
+    asked = {
+        name
+        for script in sorted((DOCS / core_folder).glob("*.js"))
+        for name in re.findall(r'abh\.loadScript\("([^"]+)"\)', script.read_text(encoding="utf-8"))
+    }
+    assert asked == {Path(s).name for s in on_demand}
+    # no page names it, whatever parts it holds
+    every_mark = " ".join(f'<p class="{p.mark}">' for p in parts.PARTS if p.mark[:1] != "[")
+    scripts, _ = parts.page_assets(every_mark + '<div data-new-numbers="x">')
+    assert not on_demand & set(scripts), scripts
+
+
+@pytest.mark.build
+def test_a_script_loaded_on_demand_is_in_the_built_site_minified(site_dir: Path) -> None:
+    for part in (parts.FRAME, *parts.PARTS):
+        for script in part.on_demand:
+            built = (site_dir / script).read_text(encoding="utf-8")
+            source = (DOCS / script).read_text(encoding="utf-8")
+            assert built == minify.minified(script, source), script
+            assert len(built) < len(source), script
 
 
 def test_the_page_check_and_the_markers_know_the_parts_kinds() -> None:
@@ -204,7 +240,7 @@ def test_every_part_declares_its_assets() -> None:
             ("stylesheets/exercise.css", "stylesheets/worksheet.css"),
         ),
         "new-numbers": (
-            ("javascripts/answers.js", "javascripts/exercise.js", "javascripts/fresh.js"),
+            ("javascripts/answers.js", "javascripts/exercise.js"),
             ("stylesheets/exercise.css",),
         ),
         "quiz": (("javascripts/quiz.js",), ()),
@@ -212,3 +248,7 @@ def test_every_part_declares_its_assets() -> None:
         "worksheet": ((), ("stylesheets/worksheet.css",)),
         "answer-key": ((), ("stylesheets/exercise.css", "stylesheets/worksheet.css")),
     }
+    # and the scripts a part fetches when first used, in no tag of a page
+    on_demand = {part.name: part.on_demand for part in parts.PARTS if part.on_demand}
+    assert parts.FRAME.on_demand == ()
+    assert on_demand == {"new-numbers": ("javascripts/fresh.js",)}

@@ -13,15 +13,24 @@
  *   abh.grouped(n)                     a whole number with its thousands separated by commas
  *   abh.readScore(text, limit, sums)   a score typed as a number, ln x or (sums) both
  *   abh.exact                          exact fractions of BigInt: {n, d}, reduced
+ *   abh.loadScript(name)               a promise of the script `name`, a file in the
+ *                                      core's own folder, fetched once a page
  *
  * Each behaviour's script adds its own part: abh.answers (answers.js),
  * abh.exercise (exercise.js), abh.fresh (fresh.js), abh.precision (precision.js).
- * Nothing is stored and nothing is sent.
+ * A page names most of them in its tags; fresh.js comes through
+ * abh.loadScript, when the reader first asks for new numbers (exercise.js).
+ * Nothing is stored, and nothing is sent: the only request a script makes is
+ * for one of the book's own scripts.
  */
 (function () {
   "use strict";
 
   const MINUS = "\u2212";
+  /* The address of this script, read while it runs: the file of the core, or
+     a file the build made of it and others, in the same folder as every
+     script of the book. "" when the core did not come from a file. */
+  const OWN_ADDRESS = document.currentScript ? document.currentScript.src : "";
 
   /* ---- start-up ---------------------------------------------------------- */
 
@@ -54,6 +63,34 @@
         init(root, data);
       });
     });
+  }
+
+  /* Each script abh.loadScript fetched or is fetching, by its name. */
+  const loading = new Map();
+
+  /* A promise of the script `name` ("fresh.js"), a file in the folder of the
+   * core's own address (so the page's address and the core's file name do
+   * not matter), fetched by a <script src> element, a file of the site itself
+   * as the pages' Content Security Policy allows, over HTTP and from file://.
+   * It resolves once the script has run. Every call for one name gets the
+   * same promise, so the file is fetched once a page; one that failed
+   * rejects with an Error, and the next call tries again. */
+  function loadScript(name) {
+    if (loading.has(name)) return loading.get(name);
+    const promise = new Promise(function (resolve, reject) {
+      if (!OWN_ADDRESS) throw new Error("no folder to load " + name + " from: the core is inline");
+      const script = document.createElement("script");
+      script.src = new URL(name, OWN_ADDRESS).href;
+      script.onload = resolve;
+      script.onerror = function () {
+        script.remove();
+        reject(new Error("could not load " + script.src));
+      };
+      document.head.appendChild(script);
+    });
+    loading.set(name, promise);
+    promise.catch(function () { loading.delete(name); });
+    return promise;
   }
 
   /* abh[name], which `file` puts there, or null and an error in the console
@@ -208,6 +245,7 @@
     format3: format3,
     grouped: grouped,
     readScore: readScore,
+    loadScript: loadScript,
     exact: {
       abs: abs,
       rational: rational,

@@ -17,6 +17,14 @@
  * hints, mistakes' messages, answers and worked solution, all set as text;
  * abh.exercise.restore(root) brings the written one back. Both reset.
  *
+ * An exercise written with `new numbers:` has a hidden "New numbers"
+ * control, which this script shows and listens to ("New numbers", "Show it"
+ * or Enter in the seed box, "The page's numbers"). fresh.js, which draws the
+ * exercises, is in no tag of the page: the control's first use fetches it
+ * through the core (abh.loadScript, once a page), then each use runs what
+ * fresh.js's control does. When it cannot be fetched, the control's status
+ * line says so.
+ *
  * Nothing is stored (no localStorage, sessionStorage, cookie or IndexedDB)
  * and nothing is sent: the answers live in the page until it is closed.
  */
@@ -279,6 +287,54 @@
 
     controllers.set(root, { replace: replace, restore: function () { load(written); } });
     blanks.hidden = false;
+    if (root.dataset.newNumbers !== undefined) initNewNumbers(root);
+  }
+
+  /* The "New numbers" control of the exercise `root`: shown, and each of its
+   * actions run by fresh.js's control, which the first use fetches. */
+  function initNewNumbers(root) {
+    const box = root.querySelector(".abh-ex-fresh");
+    if (!box || box.dataset.abhReady) return;
+    const status = box.querySelector(".abh-ex-fresh-status");
+    const seedInput = box.querySelector("input.abh-ex-seed");
+    let actions = null;
+
+    function unavailable() {
+      status.textContent = "New numbers could not be loaded: the script that draws them did " +
+        "not arrive. Check the connection, then try again.";
+    }
+    /* Run actions[name], once fresh.js has arrived and made them. */
+    function run(name) {
+      abh.loadScript("fresh.js").then(function () {
+        if (!actions) {
+          const fresh = abh.needs("fresh", "exercise.js", "fresh.js");
+          if (!fresh) {
+            unavailable();
+            return;
+          }
+          actions = fresh.control(root, abh.exercise);
+        }
+        actions[name]();
+      }, unavailable);
+    }
+
+    box.querySelector('[data-action="new-numbers"]').addEventListener("click", function () {
+      run("newNumbers");
+    });
+    box.querySelector('[data-action="seed"]').addEventListener("click", function () {
+      run("fromTyped");
+    });
+    seedInput.addEventListener("keydown", function (event) {
+      if (event.key === "Enter") {
+        event.preventDefault();
+        run("fromTyped");
+      }
+    });
+    box.querySelector('[data-action="page-numbers"]').addEventListener("click", function () {
+      run("back");
+    });
+    box.hidden = false;
+    box.dataset.abhReady = "true";
   }
 
   function controller(root) {

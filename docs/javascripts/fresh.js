@@ -1,17 +1,23 @@
 /* Attention by Hand: "New numbers", fresh exercises of the same kind, drawn from a seed.
  *
  * An exercise written with `new numbers: skill` (attention_by_hand/book/exercise.py)
- * has a hidden control; this script shows it. "New numbers" draws a seed
- * from SEED_MIN to SEED_MAX and replaces the exercise's question, answers,
- * hints, mistakes and worked solution with the exercise that seed draws
- * (abh.exercise.replace, exercise.js, which must load before this script);
- * the page shows the seed ("numbers #3817"), and typing a seed brings its
- * exercise back, so a teacher can assign one. The answers are checked by the
- * same checker (answers.js), and worked out here in the core's exact BigInt
+ * has a hidden control. No page names this script in a tag: exercise.js
+ * shows the control, and when the reader first uses it, fetches this script
+ * through the core (abh.loadScript), which runs nothing of its own when it
+ * arrives. "New numbers" draws a seed from SEED_MIN to SEED_MAX and replaces
+ * the exercise's question, answers, hints, mistakes and worked solution with
+ * the exercise that seed draws (abh.exercise.replace, exercise.js); the page
+ * shows the seed ("numbers #3817"), and typing a seed brings its exercise
+ * back, so a teacher can assign one. The answers are checked by the same
+ * checker (answers.js), and worked out here in the core's exact BigInt
  * rationals (abh.exact, core.js).
  *
  *   abh.fresh.draw(skill, seed) -> the drawn exercise (texts and answer specs)
  *   abh.fresh.values(drawn)     -> {inputs, answers, mistakes}, fractions as "n/d"
+ *   abh.fresh.readSeed(typed)   -> the seed a reader typed, or null
+ *   abh.fresh.control(root, exercise)
+ *                               -> what the control's buttons do, for exercise.js:
+ *                                  {newNumbers(), fromTyped(), back()}
  *
  * The reference is attention_by_hand/book/fresh_numbers.py: the same 32-bit
  * generator (mulberry32) and the same draws, in the same order; its answers
@@ -347,13 +353,18 @@
     }
   }
 
-  function initControl(root, exercise) {
-    const control = root.querySelector(".abh-ex-fresh");
-    if (!control || control.dataset.abhReady || root.dataset.abhReady !== "true") return;
+  /* What the "New numbers" control of the exercise `root` does, with
+   * `exercise` (abh.exercise: replace, restore); exercise.js listens to the
+   * control and calls these:
+   *   newNumbers()  a drawn exercise, from a seed other than the one shown
+   *   fromTyped()   the exercise of the seed typed, or the range said
+   *   back()        the page's own exercise again */
+  function control(root, exercise) {
     const skill = root.dataset.newNumbers;
-    const status = control.querySelector(".abh-ex-fresh-status");
-    const seedInput = control.querySelector("input.abh-ex-seed");
-    const back = control.querySelector('[data-action="page-numbers"]');
+    const box = root.querySelector(".abh-ex-fresh");
+    const status = box.querySelector(".abh-ex-fresh-status");
+    const seedInput = box.querySelector("input.abh-ex-seed");
+    const backButton = box.querySelector('[data-action="page-numbers"]');
     let current = null;
 
     function show(seed) {
@@ -363,46 +374,37 @@
         "Type " + seed + " below, now or later, to get exactly this exercise again.";
       seedInput.value = String(seed);
       seedInput.removeAttribute("aria-invalid");
-      back.hidden = false;
+      backButton.hidden = false;
     }
 
-    control.querySelector('[data-action="new-numbers"]').addEventListener("click", function () {
-      show(randomSeed(current));
-    });
-    function fromTyped() {
-      const seed = readSeed(seedInput.value);
-      if (seed === null) {
-        seedInput.setAttribute("aria-invalid", "true");
-        status.textContent = "Type a whole number from " + SEED_MIN + " to " + SEED_MAX +
-          " to get that exercise.";
-        return;
+    return {
+      newNumbers: function () { show(randomSeed(current)); },
+      fromTyped: function () {
+        const seed = readSeed(seedInput.value);
+        if (seed === null) {
+          seedInput.setAttribute("aria-invalid", "true");
+          status.textContent = "Type a whole number from " + SEED_MIN + " to " + SEED_MAX +
+            " to get that exercise.";
+          return;
+        }
+        show(seed);
+      },
+      back: function () {
+        current = null;
+        exercise.restore(root);
+        status.textContent = "These are the page's own numbers again.";
+        seedInput.value = "";
+        backButton.hidden = true;
       }
-      show(seed);
-    }
-    control.querySelector('[data-action="seed"]').addEventListener("click", fromTyped);
-    seedInput.addEventListener("keydown", function (event) {
-      if (event.key === "Enter") {
-        event.preventDefault();
-        fromTyped();
-      }
-    });
-    back.addEventListener("click", function () {
-      current = null;
-      exercise.restore(root);
-      status.textContent = "These are the page's own numbers again.";
-      seedInput.value = "";
-      back.hidden = true;
-    });
-    control.hidden = false;
-    control.dataset.abhReady = "true";
+    };
   }
 
-  abh.fresh = { SEED_MIN: SEED_MIN, SEED_MAX: SEED_MAX, draw: draw, values: values, readSeed: readSeed };
-
-  abh.onEveryPage(function () {
-    const roots = document.querySelectorAll(".abh-exercise[data-new-numbers]");
-    if (roots.length === 0) return;
-    const exercise = abh.needs("exercise", "fresh.js", "exercise.js");
-    if (exercise) roots.forEach(function (root) { initControl(root, exercise); });
-  });
+  abh.fresh = {
+    SEED_MIN: SEED_MIN,
+    SEED_MAX: SEED_MAX,
+    draw: draw,
+    values: values,
+    readSeed: readSeed,
+    control: control
+  };
 })();

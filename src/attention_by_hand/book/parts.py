@@ -19,7 +19,11 @@ syntax replaced by HTML.
 
 Assets are paths relative to ``docs/``, as ``mkdocs.yml`` lists them in
 ``extra_javascript`` and ``extra_css``; a test checks that the two lists
-hold exactly the assets declared here, in an order that loads the core first.
+hold exactly the assets a page names in a tag (:func:`tagged_assets`), in an
+order that loads the core first. A script a part loads on demand (``fresh.js``,
+which exercise.js fetches through the core on the first "New numbers") is
+in no tag and not in ``mkdocs.yml``; the build still minifies it, with
+every declared asset (:func:`declared_assets`).
 """
 
 from __future__ import annotations
@@ -148,6 +152,10 @@ class Part:
     scripts, styles : tuple of str
         The scripts and stylesheets it needs, relative to ``docs/``, in the
         order they load.
+    on_demand : tuple of str
+        The scripts another of its scripts fetches when the reader first
+        uses it (``abh.loadScript``, core.js), relative to ``docs/``: in the
+        core's folder, in no tag of a page.
     names : collection of str or None
         For a ``[[kind: name]]`` marker, the names its registry knows.
     registry_file : str or None
@@ -165,6 +173,7 @@ class Part:
     render: MarkerRenderer | None
     scripts: tuple[str, ...] = ()
     styles: tuple[str, ...] = ()
+    on_demand: tuple[str, ...] = ()
     names: Collection[str] | None = None
     registry_file: str | None = None
     render_blocks: FenceRenderer | None = None
@@ -354,8 +363,9 @@ PARTS: tuple[Part, ...] = (
         "new numbers: skill, in an exercise",
         "[data-new-numbers]",
         None,
-        scripts=("javascripts/answers.js", "javascripts/exercise.js", "javascripts/fresh.js"),
+        scripts=("javascripts/answers.js", "javascripts/exercise.js"),
         styles=("stylesheets/exercise.css",),
+        on_demand=("javascripts/fresh.js",),
     ),
     Part(
         "quiz",
@@ -433,9 +443,11 @@ def parts_in(html_text: str) -> list[Part]:
 
 
 def page_assets(html_text: str) -> tuple[list[str], list[str]]:
-    """The scripts and the styles a page whose content is `html_text` loads, each once.
+    """The scripts and the styles a page whose content is `html_text` names in its tags,
+    each once.
 
-    The frame's first, then each part's, in the order of :data:`PARTS`.
+    The frame's first, then each part's, in the order of :data:`PARTS`; not
+    the scripts a part loads on demand.
     """
     scripts: list[str] = []
     styles: list[str] = []
@@ -445,13 +457,21 @@ def page_assets(html_text: str) -> tuple[list[str], list[str]]:
     return scripts, styles
 
 
-def declared_assets() -> tuple[set[str], set[str]]:
-    """Every script and every style some part declares (the frame's included)."""
+def tagged_assets() -> tuple[set[str], set[str]]:
+    """Every script and every style a page may name in a tag (the frame's included):
+    what ``mkdocs.yml`` lists."""
     every = (FRAME, *PARTS)
     return (
         {s for part in every for s in part.scripts},
         {s for part in every for s in part.styles},
     )
+
+
+def declared_assets() -> tuple[set[str], set[str]]:
+    """Every script and every style some part declares: the tagged ones
+    (:func:`tagged_assets`) and the scripts loaded on demand."""
+    scripts, styles = tagged_assets()
+    return scripts | {s for part in (FRAME, *PARTS) for s in part.on_demand}, styles
 
 
 #: A script or stylesheet tag of the book's own assets, as the theme writes them.
