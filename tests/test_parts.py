@@ -148,7 +148,6 @@ def test_a_plain_lesson_loads_only_the_frame_and_its_quiz_and_exercises() -> Non
         "stylesheets/book.css",
         "stylesheets/interactive.css",
         "stylesheets/exercise.css",
-        "stylesheets/worksheet.css",
     ]
 
 
@@ -234,10 +233,10 @@ def test_every_part_declares_its_assets() -> None:
         "configuration-reader": (("javascripts/configuration.js",), widget),
         "precision": (("javascripts/precision.js",), widget),
         "model": (("javascripts/tiny-model.js",), widget),
-        "given": ((), ("stylesheets/worksheet.css",)),
+        "given": ((), ("stylesheets/given.css",)),
         "exercise": (
             ("javascripts/answers.js", "javascripts/exercise.js"),
-            ("stylesheets/exercise.css", "stylesheets/worksheet.css"),
+            ("stylesheets/exercise.css",),
         ),
         "new-numbers": (
             ("javascripts/answers.js", "javascripts/exercise.js"),

@@ -75,7 +75,7 @@ LESSONS = [
 PAPER = {"A4": (595.28, 841.89), "Letter": (612.0, 792.0)}
 #: Points in a millimetre.
 PT = 72 / 25.4
-#: The printed margin (worksheet.css: @page margin 12mm 14mm), in points, less a little.
+#: The printed margin (book.css: @page margin 12mm 14mm), in points, less a little.
 MARGIN_X, MARGIN_Y = 14 * PT - 2, 12 * PT - 2
 MOST_SHEETS, MANY_EXERCISES = 3, 6
 #: A page but the last may be at most this part empty below what is drawn on it.
@@ -209,7 +209,13 @@ def test_the_room_grows_with_the_worked_solution_between_its_bounds() -> None:
 
 
 def test_the_stylesheet_prints_the_sizes_the_build_plans_with() -> None:
-    """worksheet.css: a sheet's box is SHEET_HEIGHT_MM, and each room has its share."""
+    """worksheet.css: a sheet's box is SHEET_HEIGHT_MM, and each room has its share; book.css:
+    the page's margins, 12 mm at the top and the bottom (US Letter's 279.4 mm less them is
+    the height SHEET_HEIGHT_MM leaves a little of), 14 mm at the sides (A4's 210 mm less
+    them is the width the build plans lines with)."""
+    book = (DOCS / "stylesheets" / "book.css").read_text("utf-8")
+    assert re.search(r"@media print \{\s*@page \{\s*margin: 12mm 14mm;", book)
+    assert SHEET_HEIGHT_MM < 279.4 - 2 * 12
     css = (DOCS / "stylesheets" / "worksheet.css").read_text("utf-8")
     assert re.search(rf"\.abh-ws-sheet \{{[^}}]*height: {SHEET_HEIGHT_MM}mm;", css)
     for grow in range(ROOM_MIN_MM // ROOM_STEP_MM, ROOM_MAX_MM // ROOM_STEP_MM + 1):

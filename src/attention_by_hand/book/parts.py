@@ -347,7 +347,7 @@ PARTS: tuple[Part, ...] = (
         "abh-given",
         None,
         render_blocks=_given,
-        styles=("stylesheets/worksheet.css",),
+        styles=("stylesheets/given.css",),
     ),
     Part(
         "exercise",
@@ -356,7 +356,7 @@ PARTS: tuple[Part, ...] = (
         None,
         render_blocks=_exercises,
         scripts=("javascripts/answers.js", "javascripts/exercise.js"),
-        styles=("stylesheets/exercise.css", "stylesheets/worksheet.css"),
+        styles=("stylesheets/exercise.css",),
     ),
     Part(
         "new-numbers",

@@ -380,7 +380,8 @@ def rendered_given(
 # The printed layout: room to write, and which exercises share a sheet
 # ---------------------------------------------------------------------------
 #
-# The sizes of worksheet.css's print rules, in millimetres. CSS cannot see
+# The sizes of the print rules (worksheet.css; the page margins in book.css), in
+# millimetres. CSS cannot see
 # where a printed page ends, so the build decides which exercises share a
 # sheet, from an estimate of each one's height; each sheet is then a box of
 # SHEET_HEIGHT_MM in print, and its exercises' rooms share what the text
@@ -508,7 +509,7 @@ def given_height_mm(markdown: str) -> float:
     """About the printed height of the exercises' data, long.
 
     Paragraphs and list items take their lines across the sheet; tables
-    (9 pt, compact) stand side by side while they fit (worksheet.css), so a
+    (9 pt, compact) stand side by side while they fit (given.css), so a
     run of them is as tall as its tallest row of tables.
     """
     height, tables = 0.0, []
