@@ -621,7 +621,8 @@ def _summed(requests: list) -> Weight:
         if response is None or request.url.startswith("data:"):
             continue
         count += 1
-        sent += request.sizes()["responseBodySize"]
+        # a response from the cache sent no body: Chromium reports it as minus its headers
+        sent += max(0, request.sizes()["responseBodySize"])
         raw += len(response.body()) if response.status == 200 else 0
     return Weight(sent, raw, count)
 

@@ -26,7 +26,7 @@ import pytest
 from attention_by_hand import causal_mask, masked_softmax
 from attention_by_hand.book.prose import Number, numbers_in
 from attention_by_hand.book.registry import FIGURES, PALETTE_NAMES
-from attention_by_hand.figures import format_number, to_svg, to_svgs
+from attention_by_hand.figures import compact_svg, format_number, to_svg, to_svgs
 
 #: Every test here draws figures with Matplotlib (about 0.3 s a drawing).
 pytestmark = pytest.mark.figures
@@ -322,3 +322,53 @@ def test_to_svgs_lays_out_once_and_gives_what_to_svg_gives(drawn) -> None:
     spec = FIGURES["qkv-matrices"]
     together = to_svgs(spec.render, ("dark", "light"), salt="qkv-matrices")
     assert together == {p: drawn("qkv-matrices", p) for p in ("dark", "light")}
+
+
+# ---------------------------------------------------------------------------
+# Compact SVG: the same drawing, in fewer bytes
+# ---------------------------------------------------------------------------
+
+#: The attributes whose numbers compact_svg rounds to hundredths of a point.
+GEOMETRY = {"d", "x", "y", "width", "height", "transform", "points"}
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(n) for n in re.findall(r"-?\d+(?:\.\d+)?", text)]
+
+
+@pytest.mark.parametrize("name", ["causal-mask", "tiny-model-loss"])
+def test_a_compact_figure_is_the_drawing_matplotlib_wrote_within_a_hundredth_of_a_point(
+    name: str,
+) -> None:
+    import io
+
+    from matplotlib import rc_context
+
+    fig = FIGURES[name].render("light")
+    buffer = io.BytesIO()
+    with rc_context({"svg.hashsalt": "t", "svg.fonttype": "none"}):
+        fig.savefig(buffer, format="svg", metadata={"Date": None})
+    written = buffer.getvalue()
+    compact = compact_svg(written)
+    assert len(compact) < 0.9 * len(written)
+    assert b"<metadata>" in written
+    assert b"<metadata>" not in compact
+
+    def elements(svg: bytes) -> list[ET.Element]:
+        """Every SVG element but the metadata (the RDF's elements are in other namespaces)."""
+        tree = ET.fromstring(svg)
+        drawn = [e for e in tree.iter() if e.tag.startswith("{http://www.w3.org/2000/svg}")]
+        return [e for e in drawn if not e.tag.endswith("}metadata")]
+
+    before, after = elements(written), elements(compact)
+    assert [e.tag for e in after] == [e.tag for e in before]
+    for old, new in zip(before, after, strict=True):
+        assert (old.text or "").strip() == (new.text or "").strip(), old.tag  # every label
+        assert old.keys() == new.keys(), old.tag
+        for key, value in old.items():
+            if key not in GEOMETRY:
+                assert new.get(key) == value, (old.tag, key)
+                continue
+            was, now = _numbers(value), _numbers(new.get(key, ""))
+            assert len(was) == len(now), (old.tag, key)
+            assert all(abs(a - b) <= 0.005 + 1e-9 for a, b in zip(was, now, strict=True)), key

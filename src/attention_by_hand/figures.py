@@ -20,6 +20,7 @@ of the layout (``in_layout=False``: it has nothing to make room for).
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from types import MappingProxyType
@@ -597,7 +598,40 @@ def to_svg(fig: Figure, *, salt: str, layout_of: Figure | None = None) -> bytes:
     with rc_context({"svg.hashsalt": salt, "svg.fonttype": "none"}):
         _fix_layout(fig, layout_of)
         fig.savefig(buffer, format="svg", metadata={"Date": None})
-    return buffer.getvalue()
+    return compact_svg(buffer.getvalue())
+
+
+#: The geometry attributes of matplotlib's SVG, whose numbers it writes to 6 places.
+_GEOMETRY = re.compile(rb'\s(?:d|x|y|width|height|transform|points)="[^"]*"')
+_DECIMAL = re.compile(rb"-?\d+\.\d{3,}")
+_METADATA = re.compile(rb"\s*<metadata>.*?</metadata>", re.DOTALL)
+_INDENTATION = re.compile(rb">\s*\n\s*<")
+
+
+def _hundredths(number: re.Match[bytes]) -> bytes:
+    text = b"%.2f" % float(number[0])
+    text = text.rstrip(b"0").rstrip(b".")
+    return b"0" if text == b"-0" else text
+
+
+def compact_svg(svg: bytes) -> bytes:
+    """`svg` as matplotlib wrote it, smaller and drawn the same.
+
+    The geometry's numbers (paths, positions, sizes, transforms) keep two
+    places: a hundredth of a point, far below a pixel at any size a page
+    shows a figure. The RDF metadata (the writer's name) goes, and so does
+    the indentation between tags; the text, which readers and the tests read,
+    is left as it is.
+
+    Examples
+    --------
+    >>> compact_svg(b'<svg>\\n <metadata>m</metadata>\\n <path d="M 71.776172 289.197717 \\nL 0 1"/>\\n'
+    ...             b' <text x="10.004" y="2">0.330</text>\\n</svg>')
+    b'<svg>\\n<path d="M 71.78 289.2 \\nL 0 1"/>\\n<text x="10" y="2">0.330</text>\\n</svg>'
+    """
+    svg = _METADATA.sub(b"", svg)
+    svg = _GEOMETRY.sub(lambda attribute: _DECIMAL.sub(_hundredths, attribute[0]), svg)
+    return _INDENTATION.sub(b">\n<", svg)
 
 
 def to_svgs(
