@@ -447,7 +447,7 @@ def test_the_core_finds_fresh_js_beside_itself_under_any_file_name(browser, site
     names its core file (``core.js``, or the bundle the build serves it in,
     ``core+mark-read+a11y.js``) under another file name in the same folder, and fresh.js
     still comes from that folder."""
-    joined = "javascripts/renamed-core.js"
+    renamed_core = "javascripts/renamed-core.js"
     source = FRESH_LESSONS[0]
     context = browser.new_context(viewport={"width": 1200, "height": 900})
     context.add_init_script(CSP_SPY + NO_SEARCH)
@@ -461,17 +461,17 @@ def test_the_core_finds_fresh_js_beside_itself_under_any_file_name(browser, site
         cores = re.findall(r"/(javascripts/core[+.][^\"]*\.js)", page)
         assert len(cores) == 1, cores
         served.append(cores[0])
-        route.fulfill(response=response, body=page.replace("/" + cores[0], "/" + joined))
+        route.fulfill(response=response, body=page.replace("/" + cores[0], "/" + renamed_core))
 
     def core(route) -> None:
         route.fulfill(response=route.fetch(url=site_url + served[0]))
 
     context.route(page_url(site_url, source), renamed)
-    context.route(site_url + joined, core)
+    context.route(site_url + renamed_core, core)
     try:
         tab = context.new_page()
         tab.goto(page_url(site_url, source), wait_until="load")
-        assert site_url + joined in requests
+        assert site_url + renamed_core in requests
         assert site_url + served[0] not in requests
         _fetched_on_first_use(tab, requests, site_url + FRESH_JS, source.name)
         assert violations(tab) == []

@@ -12,7 +12,8 @@ A bundle's name lists its members, so that a reader of the built HTML (or a test
 sees which files it holds: ``javascripts/core+mark-read+a11y.js``.
 
 Nothing here imports MkDocs: the build (:mod:`attention_by_hand.book.build`) passes
-plain paths and texts.
+plain paths and texts. A tag is found as :mod:`~attention_by_hand.book.parts` finds it
+(``ASSET_TAG``, ``asset_at``), so that the two read a page alike.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterable, Mapping, Sequence
+
+from attention_by_hand.book.parts import ASSET_TAG, asset_at
 
 #: Between two scripts of a bundle: the semicolon ends a last statement that leans on
 #: automatic semicolon insertion, which the next file's first "(" would otherwise call.
@@ -115,13 +118,6 @@ def bundle_text(members: Sequence[str], texts: Mapping[str, str]) -> str:
     return join.join(texts[member].rstrip() for member in members) + "\n"
 
 
-#: A script or stylesheet tag as the theme writes it, with its URL.
-_TAG = re.compile(
-    r'(?P<indent>[ \t]*)(?:<script(?: defer)? src="(?P<script>[^"]*)"></script>'
-    r'|<link rel="stylesheet" href="(?P<style>[^"]*)">)(?P<end>\n?)'
-)
-
-
 def use_bundles(page_html: str, runs: Iterable[Sequence[str]], *, where: str) -> str:
     """`page_html` with the tags of each run's members replaced by one tag of its bundle.
 
@@ -137,13 +133,9 @@ def use_bundles(page_html: str, runs: Iterable[Sequence[str]], *, where: str) ->
     '<script defer src="../js/answers+exercise.js"></script>\\n'
     """
     member_of = {member: tuple(run) for run in runs for member in run}
-
-    def asset(url: str) -> str | None:
-        return next((m for m in member_of if url == m or url.endswith("/" + m)), None)
-
     found: dict[tuple[str, ...], list[str]] = {}
-    for match in _TAG.finditer(page_html):
-        member = asset(match["script"] or match["style"])
+    for match in ASSET_TAG.finditer(page_html):
+        member = asset_at(match["script"] or match["style"], member_of)
         if member is not None:
             found.setdefault(member_of[member], []).append(member)
     for run, present in found.items():
@@ -155,7 +147,7 @@ def use_bundles(page_html: str, runs: Iterable[Sequence[str]], *, where: str) ->
 
     def replace(match: re.Match[str]) -> str:
         url = match["script"] or match["style"]
-        member = asset(url)
+        member = asset_at(url, member_of)
         if member is None:
             return match[0]
         run = member_of[member]
@@ -164,4 +156,4 @@ def use_bundles(page_html: str, runs: Iterable[Sequence[str]], *, where: str) ->
         bundled = url[: len(url) - len(member)] + bundle_path(run)
         return match[0].replace(url, bundled, 1)
 
-    return _TAG.sub(replace, page_html)
+    return ASSET_TAG.sub(replace, page_html)

@@ -474,11 +474,25 @@ def declared_assets() -> tuple[set[str], set[str]]:
     return scripts | {s for part in (FRAME, *PARTS) for s in part.on_demand}, styles
 
 
-#: A script or stylesheet tag of the book's own assets, as the theme writes them.
-_ASSET_TAG = re.compile(
+#: A script or stylesheet tag as the theme writes it, with its indentation and line end:
+#: its URL is the group ``script`` or ``style``.
+ASSET_TAG = re.compile(
     r'[ \t]*<script(?: defer)? src="(?P<script>[^"]*)"></script>\n?'
     r'|[ \t]*<link rel="stylesheet" href="(?P<style>[^"]*)">\n?'
 )
+
+
+def asset_at(url: str, assets: Collection[str]) -> str | None:
+    """The asset of `assets` (a path under ``docs/``) that a tag's `url` names, or None.
+
+    Examples
+    --------
+    >>> asset_at("../../javascripts/quiz.js", ["javascripts/quiz.js"])
+    'javascripts/quiz.js'
+    >>> asset_at("../../assets/javascripts/bundle.js", ["javascripts/quiz.js"]) is None
+    True
+    """
+    return next((asset for asset in assets if url == asset or url.endswith("/" + asset)), None)
 
 
 def keep_page_assets(page_html: str, *, scripts: Collection[str], styles: Collection[str]) -> str:
@@ -505,16 +519,13 @@ def keep_page_assets(page_html: str, *, scripts: Collection[str], styles: Collec
     """
     every_script, every_style = declared_assets()
 
-    def named(url: str, assets: Collection[str]) -> str | None:
-        return next((a for a in assets if url == a or url.endswith("/" + a)), None)
-
     def keep(match: re.Match[str]) -> str:
         if match["script"] is not None:
-            asset = named(match["script"], every_script)
+            asset = asset_at(match["script"], every_script)
             dropped = asset is not None and asset not in scripts
         else:
-            asset = named(match["style"], every_style)
+            asset = asset_at(match["style"], every_style)
             dropped = asset is not None and asset not in styles
         return "" if dropped else match[0]
 
-    return _ASSET_TAG.sub(keep, page_html)
+    return ASSET_TAG.sub(keep, page_html)
